@@ -1,0 +1,80 @@
+"""Cluster set-up steps that need many monitor round trips, done over one librados connection.
+
+start.sh calls this instead of the `ceph` CLI because each CLI call pays a Python start-up and a
+fresh authentication; the set-up of six OSDs would spend most of its time there.
+
+Run with /usr/bin/python3 (Debian's), the interpreter python3-rados is built for.
+"""
+import argparse
+import json
+import sys
+import time
+
+import rados
+
+
+def mon_command(cluster, prefix, inbuf=b"", **args):
+    """Runs one monitor command; returns (parsed JSON output or None, status text) or raises."""
+    cmd = dict(args, prefix=prefix, format="json")
+    ret, out, status = cluster.mon_command(json.dumps(cmd), inbuf, timeout=30)
+    if ret != 0:
+        raise RuntimeError(f"'{prefix}' failed ({ret}): {status.strip()}")
+    return (json.loads(out) if out else None), status
+
+
+def create_osds(cluster, uuids):
+    """Registers OSD ids 0..n-1 with the given fsids; already-registered ids are left alone."""
+    for osd_id, uuid in enumerate(uuids):
+        mon_command(cluster, "osd new", uuid=uuid, id=osd_id)
+
+
+def cluster_state(cluster):
+    """Returns (osds up, osds in, pgs total, pgs active+clean) from one `status` call."""
+    status, _ = mon_command(cluster, "status")
+    osdmap = status["osdmap"]
+    pgmap = status["pgmap"]
+    clean = sum(s["count"] for s in pgmap.get("pgs_by_state", [])
+                if s["state_name"] == "active+clean")
+    return osdmap["num_up_osds"], osdmap["num_in_osds"], pgmap["num_pgs"], clean
+
+
+def wait_healthy(cluster, osds, timeout, out=sys.stdout):
+    """Waits until `osds` OSDs are up and in and every PG is active+clean; False on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        up, inn, pgs, clean = cluster_state(cluster)
+        if up >= osds and inn >= osds and clean == pgs:
+            return True
+        if time.monotonic() >= deadline:
+            print(f"timed out after {timeout}s: {up}/{osds} OSDs up, {inn} in, "
+                  f"{clean}/{pgs} PGs active+clean", file=out)
+            return False
+        time.sleep(0.5)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conf", required=True, help="the cluster's ceph.conf")
+    parser.add_argument("--connect-timeout", type=int, default=60)
+    sub = parser.add_subparsers(dest="command", required=True)
+    new = sub.add_parser("create-osds", help="register OSD ids 0..n-1")
+    new.add_argument("uuids", nargs="+")
+    wait = sub.add_parser("wait-healthy", help="wait for N OSDs up/in and all PGs active+clean")
+    wait.add_argument("--osds", type=int, required=True)
+    wait.add_argument("--timeout", type=int, default=120)
+    args = parser.parse_args(argv)
+
+    cluster = rados.Rados(conffile=args.conf)
+    cluster.conf_set("client_mount_timeout", str(args.connect_timeout))
+    cluster.connect(timeout=args.connect_timeout)
+    try:
+        if args.command == "create-osds":
+            create_osds(cluster, args.uuids)
+            return 0
+        return 0 if wait_healthy(cluster, args.osds, args.timeout) else 1
+    finally:
+        cluster.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

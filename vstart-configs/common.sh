@@ -1,0 +1,37 @@
+# Shared by start.sh, stop.sh, status.sh and demo.sh: where a cluster lives and how to tell
+# whether one of its daemons is running. Sourced, never executed.
+
+ERAILS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ERAILS_VSTART="$ERAILS_REPO/vstart-configs"
+SYSTEM_PYTHON3=/usr/bin/python3
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+# The cluster directory comes from --dir, else ERAILS_CLUSTER_DIR, else <repo>/cluster (gitignored).
+resolve_cluster_dir() {
+    local dir=${1:-${ERAILS_CLUSTER_DIR:-$ERAILS_REPO/cluster}}
+    mkdir -p "$dir" 2>/dev/null || die "cannot create cluster directory $dir"
+    CLUSTER_DIR=$(cd "$dir" && pwd)
+    CLUSTER_CONF="$CLUSTER_DIR/ceph.conf"
+}
+
+# A pid file alone is not proof: the pid may have been reused by an unrelated process after a
+# crash. A daemon counts as ours only if its command line names this cluster's ceph.conf.
+daemon_pid() {
+    local name=$1 pidfile="$CLUSTER_DIR/run/$1.pid" pid
+    [[ -s $pidfile ]] || return 1
+    pid=$(<"$pidfile")
+    [[ $pid =~ ^[0-9]+$ ]] || return 1
+    [[ -r /proc/$pid/cmdline ]] || return 1
+    tr '\0' ' ' </proc/"$pid"/cmdline | grep -qF -- "-c $CLUSTER_CONF" || return 1
+    echo "$pid"
+}
+
+daemon_running() { daemon_pid "$1" >/dev/null; }
+
+# Daemon names in start order, from what exists on disk (mkfs creates the data directories).
+cluster_daemons() {
+    local d
+    for d in "$CLUSTER_DIR"/mon.* "$CLUSTER_DIR"/mgr.*; do [[ -d $d ]] && basename "$d"; done
+    for d in $(ls -d "$CLUSTER_DIR"/osd.* 2>/dev/null | sort -t. -k2 -n); do basename "$d"; done
+}

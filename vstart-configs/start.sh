@@ -1,0 +1,286 @@
+#!/bin/bash
+# Starts a local Ceph cluster from the Debian packages in a directory of its own: 1 mon, 1 mgr and
+# N BlueStore OSDs, each OSD in its own CRUSH host, cephx on, everything on 127.0.0.1.
+#
+# A directory that already holds a cluster is restarted (only the daemons that are not running),
+# never re-created; --fresh wipes it first. See doc/local-cluster.rst.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+usage() {
+    cat <<EOF
+usage: $(basename "$0") [options]
+  --dir DIR          cluster directory (env ERAILS_CLUSTER_DIR; default <repo>/cluster)
+  --osds N           number of OSDs, one CRUSH host each (env ERAILS_OSDS; default 6)
+  --port-base P      mon listens on P (msgr2) and P+1 (msgr1); daemons bind P+10 upwards
+                     (env ERAILS_PORT_BASE; default 17100, below Linux's ephemeral range)
+  --plugin-dir DIR   directory with libec_*.so to load next to the stock plugins, e.g.
+                     <build>/erasure-code (env ERAILS_PLUGIN_DIR)
+  --block-size SIZE  sparse size of each OSD's data, WAL and DB file (default 4G)
+  --fresh            delete an existing cluster in DIR (stopping it first) and create a new one
+  --no-wait          return once the daemons are started, without waiting for active+clean
+  --timeout S        how long to wait for all OSDs up and PGs active+clean (default 120)
+EOF
+}
+
+dir_arg=""
+osds=${ERAILS_OSDS:-6}
+port_base=${ERAILS_PORT_BASE:-17100}
+plugin_dir=${ERAILS_PLUGIN_DIR:-}
+block_size=4G
+fresh=0
+wait_healthy=1
+timeout=120
+while (($#)); do
+    case $1 in
+        --dir) dir_arg=$2; shift 2 ;;
+        --osds) osds=$2; shift 2 ;;
+        --port-base) port_base=$2; shift 2 ;;
+        --plugin-dir) plugin_dir=$2; shift 2 ;;
+        --block-size) block_size=$2; shift 2 ;;
+        --fresh) fresh=1; shift ;;
+        --no-wait) wait_healthy=0; shift ;;
+        --timeout) timeout=$2; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+done
+[[ $osds =~ ^[0-9]+$ ]] && ((osds >= 1 && osds <= 32)) || die "--osds must be 1..32, got '$osds'"
+[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65000)) \
+    || die "--port-base must be 1024..65000, got '$port_base'"
+[[ $block_size =~ ^[0-9]+[MG]$ ]] || die "--block-size must look like 4G or 512M, got '$block_size'"
+[[ -z $plugin_dir || -d $plugin_dir ]] || die "--plugin-dir '$plugin_dir' is not a directory"
+[[ -n $plugin_dir ]] && plugin_dir=$(cd "$plugin_dir" && pwd)
+[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds, got '$timeout'"
+
+resolve_cluster_dir "$dir_arg"
+params="$CLUSTER_DIR/cluster.params"
+
+if ((fresh)) && [[ -e $params ]]; then
+    "$ERAILS_VSTART/stop.sh" --dir "$CLUSTER_DIR" >/dev/null
+    rm -rf "${CLUSTER_DIR:?}"/*
+fi
+
+# An existing cluster keeps the shape and ports it was created with; only the plugin directory may
+# change between starts (the point of restarting after a rebuild).
+if [[ -e $params ]]; then
+    requested_plugin_dir=$plugin_dir
+    source "$params"
+    [[ -n $requested_plugin_dir ]] && plugin_dir=$requested_plugin_dir
+    creating=0
+else
+    fsid=$(cat /proc/sys/kernel/random/uuid)
+    creating=1
+fi
+# Each OSD binds public, cluster and two heartbeat messengers, msgr2 and msgr1 each.
+port_min=$((port_base + 10))
+port_max=$((port_min + 10 * osds + 20))
+
+all_running=1
+for name in $(cluster_daemons); do daemon_running "$name" || all_running=0; done
+if ((!creating && all_running)) && [[ -n $(cluster_daemons) ]]; then
+    echo "cluster in $CLUSTER_DIR is already running; leaving it alone"
+    echo "use it with:  source $CLUSTER_DIR/env"
+    exit 0
+fi
+
+# A port held by someone else would make a daemon loop on bind errors instead of failing.
+if ! daemon_running mon.a; then
+    busy=$(ss -Htln | awk -v lo="$port_base" -v hi="$port_max" \
+        '{n=split($4,a,":"); p=a[n]+0; if (p>=lo && p<=hi) print p}' | sort -un | tr '\n' ' ')
+    [[ -z $busy ]] || die "ports in use in $port_base..$port_max: $busy(choose another --port-base)"
+fi
+
+cat >"$params" <<EOF
+fsid=$fsid
+osds=$osds
+port_base=$port_base
+plugin_dir=$plugin_dir
+block_size=$block_size
+EOF
+
+mkdir -p "$CLUSTER_DIR"/{log,crash,run,erasure-code}
+
+# erasure_code_dir is read once at daemon start-up, so it must hold every plugin a pool may name:
+# the stock ones, plus whatever the build produced (which wins on a name clash).
+rm -f "$CLUSTER_DIR"/erasure-code/libec_*.so
+ln -s /usr/lib/x86_64-linux-gnu/ceph/erasure-code/libec_*.so "$CLUSTER_DIR/erasure-code/"
+if [[ -n $plugin_dir ]]; then
+    for lib in "$plugin_dir"/libec_*.so; do
+        [[ -e $lib ]] && ln -sfn "$lib" "$CLUSTER_DIR/erasure-code/"
+    done
+fi
+# A daemon exits at start if a preloaded plugin is missing, so erails is preloaded only when present.
+preload="jerasure lrc isa"
+[[ -e $CLUSTER_DIR/erasure-code/libec_erails.so ]] && preload+=" erails"
+
+write_conf() {
+    local d=$CLUSTER_DIR
+    cat >"$CLUSTER_CONF" <<EOF
+# Generated by vstart-configs/start.sh from cluster.params; rewritten on every start.
+[global]
+fsid = $fsid
+mon_host = [v2:127.0.0.1:$port_base,v1:127.0.0.1:$((port_base + 1))]
+public_addr = 127.0.0.1
+cluster_addr = 127.0.0.1
+ms_bind_ipv4 = true
+ms_bind_ipv6 = false
+ms_bind_port_min = $port_min
+ms_bind_port_max = $port_max
+auth_cluster_required = cephx
+auth_service_required = cephx
+auth_client_required = cephx
+auth_allow_insecure_global_id_reclaim = false
+keyring = $d/\$name/keyring
+run_dir = $d/run
+admin_socket = $d/run/\$name.asok
+pid_file = $d/run/\$name.pid
+log_file = $d/log/\$name.log
+mon_cluster_log_file = $d/log/cluster.log
+crash_dir = $d/crash
+erasure_code_dir = $d/erasure-code
+osd_erasure_code_plugins = $preload
+osd_pool_default_pg_autoscale_mode = off
+mon_allow_pool_delete = true
+mon_allow_pool_size_one = true
+mon_warn_on_pool_no_redundancy = false
+mon_data_avail_warn = 2
+mon_data_avail_crit = 1
+# Set-up and test steps wait for each map change; a tenth of the default batching delay keeps
+# them short on a single-monitor cluster that has no peers to batch for.
+paxos_propose_interval = 0.1
+
+[client]
+keyring = $d/keyring
+admin_socket = $d/run/\$name.\$pid.asok
+log_file = $d/log/\$name.log
+
+[mon]
+mon_data = $d/\$name
+
+[mgr]
+mgr_data = $d/\$name
+
+[osd]
+osd_data = $d/\$name
+osd_objectstore = bluestore
+# Separate WAL and DB files: the WAL is the thesis' journal device, and it must be large enough
+# that RocksDB never spills WAL data onto the block file (shared/ceph-16.2-facts.md).
+bluestore_block_path = $d/\$name/data.img
+bluestore_block_size = $block_size
+bluestore_block_create = true
+bluestore_block_wal_path = $d/\$name/wal.img
+bluestore_block_wal_size = $block_size
+bluestore_block_wal_create = true
+bluestore_block_db_path = $d/\$name/db.img
+bluestore_block_db_size = $block_size
+bluestore_block_db_create = true
+bluestore_fsck_on_mount = false
+# Debian's ceph-osd has no tcmalloc, so osd_memory_target does nothing; bound the caches directly.
+bluestore_cache_autotune = false
+bluestore_cache_size = 128M
+bluestore_rocksdb_options = compression=kNoCompression,max_write_buffer_number=2,min_write_buffer_number_to_merge=1,recycle_log_file_num=4,write_buffer_size=33554432,writable_file_max_buffer_size=0,compaction_readahead_size=2097152,max_background_compactions=1,max_total_wal_size=268435456
+osd_check_max_object_name_len_on_startup = false
+# Each op shard opens and closes the block device at start-up (~0.3 s each here) and owns a
+# thread; two shards suit a 2-core machine and halve OSD start time.
+osd_op_num_shards = 2
+EOF
+    local i
+    for ((i = 0; i < osds; i++)); do
+        printf '\n[osd.%d]\ncrush_location = root=default host=host-%d\n' "$i" "$i" >>"$CLUSTER_CONF"
+    done
+}
+
+# Keyring files are written directly so that no key ever passes through a command's output.
+keyring_entry() {
+    local name=$1 key; shift
+    key=$(ceph-authtool --gen-print-key)
+    printf '[%s]\n\tkey = %s\n' "$name" "$key"
+    while (($#)); do printf '\tcaps %s = "%s"\n' "$1" "$2"; shift 2; done
+}
+
+start_daemon() {
+    local name=$1 type=${1%%.*} id=${1#*.}
+    daemon_running "$name" && return 0
+    rm -f "$CLUSTER_DIR/run/$name.pid"
+    "ceph-$type" -c "$CLUSTER_CONF" -i "$id" >>"$CLUSTER_DIR/log/$name.stdout" 2>&1 \
+        || die "ceph-$type -i $id failed to start; see $CLUSTER_DIR/log/$name.log"
+}
+
+osd_uuid() { cat "$CLUSTER_DIR/osd.$1/osd-uuid"; }
+
+write_conf
+umask 077
+began=$SECONDS
+
+if ((creating)); then
+    echo "creating cluster $fsid in $CLUSTER_DIR ($osds OSDs, mon on 127.0.0.1:$port_base)"
+    mkdir -p "$CLUSTER_DIR/mgr.x"
+    keyring_entry client.admin mon 'allow *' osd 'allow *' mds 'allow *' mgr 'allow *' \
+        >"$CLUSTER_DIR/keyring"
+    keyring_entry mgr.x mon 'allow profile mgr' osd 'allow *' mds 'allow *' \
+        >"$CLUSTER_DIR/mgr.x/keyring"
+    for ((i = 0; i < osds; i++)); do
+        mkdir -p "$CLUSTER_DIR/osd.$i"
+        keyring_entry "osd.$i" mon 'allow profile osd' mgr 'allow profile osd' osd 'allow *' \
+            >"$CLUSTER_DIR/osd.$i/keyring"
+        cat /proc/sys/kernel/random/uuid >"$CLUSTER_DIR/osd.$i/osd-uuid"
+    done
+    # The monitor imports every key of its mkfs keyring into its auth database, so all daemons
+    # can authenticate without further `ceph auth` calls; mkfs writes the mon's own keyring.
+    initial=$(mktemp "$CLUSTER_DIR/run/initial-keyring.XXXXXX")
+    keyring_entry mon. mon 'allow *' >"$initial"
+    cat "$CLUSTER_DIR"/{mgr.x,osd.*}/keyring "$CLUSTER_DIR/keyring" >>"$initial"
+    monmaptool --create --fsid "$fsid" \
+        --addv a "[v2:127.0.0.1:$port_base,v1:127.0.0.1:$((port_base + 1))]" \
+        "$CLUSTER_DIR/run/monmap" >/dev/null
+    ceph-mon -c "$CLUSTER_CONF" -i a --mkfs --monmap "$CLUSTER_DIR/run/monmap" \
+        --keyring "$initial" >>"$CLUSTER_DIR/log/mon.a.stdout" 2>&1 \
+        || die "ceph-mon --mkfs failed; see $CLUSTER_DIR/log/mon.a.log"
+    rm -f "$initial" "$CLUSTER_DIR/run/monmap"
+
+    # BlueStore mkfs needs no monitor, so it overlaps with the monitor's start.
+    mkfs_pids=()
+    for ((i = 0; i < osds; i++)); do
+        ceph-osd -c "$CLUSTER_CONF" -i "$i" --mkfs --no-mon-config --osd-uuid "$(osd_uuid "$i")" \
+            >>"$CLUSTER_DIR/log/osd.$i.stdout" 2>&1 &
+        mkfs_pids+=($!)
+    done
+    start_daemon mon.a
+    start_daemon mgr.x
+    for ((i = 0; i < osds; i++)); do
+        wait "${mkfs_pids[$i]}" || die "ceph-osd -i $i --mkfs failed; see $CLUSTER_DIR/log/osd.$i.log"
+    done
+    uuids=()
+    for ((i = 0; i < osds; i++)); do uuids+=("$(osd_uuid "$i")"); done
+    "$SYSTEM_PYTHON3" "$ERAILS_VSTART/ceph_admin.py" --conf "$CLUSTER_CONF" create-osds "${uuids[@]}"
+else
+    echo "restarting stopped daemons of the cluster in $CLUSTER_DIR"
+    start_daemon mon.a
+    start_daemon mgr.x
+fi
+
+# Each ceph-osd returns only after its store is mounted, so they are started side by side.
+start_pids=()
+for ((i = 0; i < osds; i++)); do start_daemon "osd.$i" & start_pids+=($!); done
+for pid in "${start_pids[@]}"; do wait "$pid" || exit 1; done
+
+cat >"$CLUSTER_DIR/env" <<EOF
+# Source this file to use the cluster in $CLUSTER_DIR with the ceph, rados and librados tools.
+export CEPH_CONF=$CLUSTER_CONF
+EOF
+
+if ((wait_healthy)); then
+    "$SYSTEM_PYTHON3" "$ERAILS_VSTART/ceph_admin.py" --conf "$CLUSTER_CONF" \
+        wait-healthy --osds "$osds" --timeout "$timeout" \
+        || die "cluster did not become healthy; logs are in $CLUSTER_DIR/log"
+    echo "cluster up: $osds OSDs up and in, all PGs active+clean ($((SECONDS - began)) s)"
+else
+    echo "daemons started ($((SECONDS - began)) s); not waiting for active+clean"
+fi
+echo "erasure-code plugins preloaded: $preload"
+cat <<EOF
+use it with:   source $CLUSTER_DIR/env     (or: export CEPH_CONF=$CLUSTER_CONF)
+status:        $ERAILS_VSTART/status.sh --dir $CLUSTER_DIR
+stop:          $ERAILS_VSTART/stop.sh --dir $CLUSTER_DIR
+EOF

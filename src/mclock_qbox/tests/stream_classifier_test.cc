@@ -1,0 +1,31 @@
+#include "stream_classifier.h"
+
+#include <gtest/gtest.h>
+
+namespace qbox {
+namespace {
+
+TEST(StreamClassifier, FirstRequestIsRandomThenContiguousIsSequential) {
+  StreamClassifier stream;
+  EXPECT_EQ(stream.classify(0, 4096), Access::random);
+  EXPECT_EQ(stream.classify(4096, 4096), Access::sequential);
+  EXPECT_EQ(stream.classify(8192, 8192), Access::sequential);
+  EXPECT_EQ(stream.classify(1 << 20, 4096), Access::random);
+  EXPECT_EQ(stream.classify((1 << 20) + 4096, 4096), Access::sequential);
+}
+
+TEST(StreamClassifier, BackwardJumpIsRandomEvenWhenSmall) {
+  StreamClassifier stream(65536);
+  stream.classify(65536, 4096);
+  EXPECT_EQ(stream.classify(0, 4096), Access::random);
+}
+
+TEST(StreamClassifier, SmallForwardGapWithinToleranceIsSequential) {
+  StreamClassifier stream(8192);
+  stream.classify(0, 4096);
+  EXPECT_EQ(stream.classify(4096 + 8192, 4096), Access::sequential);
+  EXPECT_EQ(stream.classify(4096 + 8192 + 4096 + 8193, 4096), Access::random);
+}
+
+}  // namespace
+}  // namespace qbox

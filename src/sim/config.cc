@@ -1,0 +1,384 @@
+#include "config.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "schedule.h"
+
+namespace erails::sim {
+
+namespace {
+
+// Where a value came from, for error messages.
+struct Place {
+  std::string origin;
+  int line = 0;
+  std::string section;
+  std::string key;
+  std::string prefix() const {
+    return origin + ":" + std::to_string(line) + ": [" + section + "] " + key + ": ";
+  }
+};
+
+std::string_view trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+Expected<double> parse_double(const Place& at, std::string_view v, double lo, double hi, const char* range) {
+  std::string s(v);
+  char* end = nullptr;
+  errno = 0;
+  const double d = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(d) || d < lo || d > hi)
+    return Error{at.key, at.prefix() + "'" + s + "' is not accepted; accepted: a number in " + range};
+  return d;
+}
+
+Expected<int64_t> parse_int(const Place& at, std::string_view v, int64_t lo, int64_t hi) {
+  std::string s(v);
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || n < lo || n > hi)
+    return Error{at.key, at.prefix() + "'" + s + "' is not accepted; accepted: an integer in " +
+                             std::to_string(lo) + ".." + std::to_string(hi)};
+  return static_cast<int64_t>(n);
+}
+
+using Setter = std::function<std::optional<Error>(const Place&, std::string_view)>;
+using Table = std::map<std::string, Setter>;
+
+Setter real(double* out, double lo, double hi, const char* range) {
+  return [=](const Place& at, std::string_view v) -> std::optional<Error> {
+    auto d = parse_double(at, v, lo, hi, range);
+    if (!d.ok()) return d.error();
+    *out = d.value();
+    return std::nullopt;
+  };
+}
+
+template <class T>
+Setter integer(T* out, int64_t lo, int64_t hi) {
+  return [=](const Place& at, std::string_view v) -> std::optional<Error> {
+    auto n = parse_int(at, v, lo, hi);
+    if (!n.ok()) return n.error();
+    *out = static_cast<T>(n.value());
+    return std::nullopt;
+  };
+}
+
+Setter text(std::string* out) {
+  return [=](const Place& at, std::string_view v) -> std::optional<Error> {
+    if (v.empty()) return Error{at.key, at.prefix() + "empty; accepted: a name or path"};
+    *out = std::string(v);
+    return std::nullopt;
+  };
+}
+
+template <class E>
+Setter choice(E* out, std::vector<std::pair<const char*, E>> options) {
+  return [=](const Place& at, std::string_view v) -> std::optional<Error> {
+    std::string accepted;
+    for (const auto& [name, value] : options) {
+      if (v == name) {
+        *out = value;
+        return std::nullopt;
+      }
+      accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+    }
+    return Error{at.key, at.prefix() + "'" + std::string(v) + "' is not accepted; accepted: " + accepted};
+  };
+}
+
+constexpr double kBig = 1e18;
+
+Table sim_table(SimConfig& c) {
+  return {
+      {"seed", integer(&c.seed, 0, INT64_MAX)},
+      {"duration", real(&c.duration, 1e-3, 1e7, "0.001..1e7 seconds")},
+      {"drain_limit", real(&c.drain_limit, 0, 1e7, "0..1e7 seconds")},
+      {"timeline_interval", real(&c.timeline_interval, 1e-3, 1e6, "0.001..1e6 seconds")},
+      {"policy", choice(&c.policy, {{"none", Policy::kNone}, {"rails", Policy::kRails}, {"erails", Policy::kErails}})},
+  };
+}
+
+Table cluster_table(SimConfig& c) {
+  return {
+      {"k", integer(&c.k, 1, 32)},
+      {"m", integer(&c.m, 1, 32)},
+      {"osds_per_color", integer(&c.osds_per_color, 1, 4096)},
+      {"pgs", integer(&c.pgs, 1, 1 << 20)},
+      {"data_device", text(&c.data_device)},
+      {"journal_device", text(&c.journal_device)},
+      {"hold_budget", real(&c.hold_budget, 1, kBig, "1..1e18 bytes")},
+      {"flush_depth", integer(&c.flush_depth, 1, 1024)},
+      {"frame", real(&c.frame, 1e-3, 1e6, "0.001..1e6 seconds (rails-frame)")},
+      {"readers", integer(&c.readers, 0, 63)},
+      {"epoch", real(&c.epoch, -1e12, 1e12, "-1e12..1e12 seconds (rails-epoch)")},
+      {"guard", real(&c.guard, 0, 1e6, "0..1e6 seconds, below frame (rails-guard)")},
+  };
+}
+
+Table ssd_table(SsdParams& p) {
+  return {
+      {"capacity_bytes", real(&p.capacity_bytes, 1e6, kBig, "1e6..1e18")},
+      {"spare_bytes", real(&p.spare_bytes, 1, kBig, "1..1e18")},
+      {"parallelism", integer(&p.parallelism, 1, 64)},
+      {"read_latency", real(&p.read_latency, 0, 1, "0..1 seconds")},
+      {"read_bandwidth", real(&p.read_bandwidth, 1, kBig, "1..1e18 bytes/s")},
+      {"write_latency", real(&p.write_latency, 0, 1, "0..1 seconds")},
+      {"write_bandwidth", real(&p.write_bandwidth, 1, kBig, "1..1e18 bytes/s")},
+      {"gc_copy_bandwidth", real(&p.gc_copy_bandwidth, 1, kBig, "1..1e18 bytes/s")},
+      {"gc_erase_bandwidth", real(&p.gc_erase_bandwidth, 1, kBig, "1..1e18 bytes/s")},
+      {"gc_low_free_bytes", real(&p.gc_low_free_bytes, 1, kBig, "1..1e18")},
+      {"gc_target_free_bytes", real(&p.gc_target_free_bytes, 1, kBig, "1..1e18, above gc_low_free_bytes")},
+      {"gc_event_min", real(&p.gc_event_min, 1e-6, 10, "1e-6..10 seconds")},
+      {"gc_event_max", real(&p.gc_event_max, 1e-6, 10, "1e-6..10 seconds, >= gc_event_min")},
+      {"bg_gc_interval", real(&p.bg_gc_interval, 0, 1e6, "0..1e6 seconds (0 disables)")},
+      {"region_bytes", real(&p.region_bytes, 4096, kBig, "4096..1e18, at least capacity_bytes/1e7")},
+      {"initial_footprint", real(&p.initial_footprint, 0, 1, "0..1")},
+  };
+}
+
+Table hdd_table(HddParams& p) {
+  return {
+      {"capacity_bytes", real(&p.capacity_bytes, 1e6, kBig, "1e6..1e18")},
+      {"bandwidth", real(&p.bandwidth, 1, kBig, "1..1e18 bytes/s")},
+      {"avg_seek", real(&p.avg_seek, 0, 1, "0..1 seconds")},
+      {"rpm", real(&p.rpm, 1, 1e6, "1..1e6")},
+      {"ncq_depth", integer(&p.ncq_depth, 1, 256)},
+      {"sequential_window", real(&p.sequential_window, 0, kBig, "0..1e18 bytes")},
+  };
+}
+
+Table stream_table(StreamConfig& s) {
+  return {
+      {"kind", choice(&s.kind, {{"closed", StreamKind::kClosed}, {"open", StreamKind::kOpen}, {"trace", StreamKind::kTrace}})},
+      {"read_fraction", real(&s.read_fraction, 0, 1, "0..1")},
+      {"pattern", choice(&s.sequential, {{"random", false}, {"sequential", true}})},
+      {"size", integer(&s.size, 512, 64 << 20)},
+      {"outstanding", integer(&s.outstanding, 1, 1 << 20)},
+      {"rate", real(&s.rate, 1e-6, 1e9, "1e-6..1e9 requests/s")},
+      {"objects", integer(&s.objects, 1, 100000000)},
+      {"start", real(&s.start, 0, 1e7, "0..1e7 seconds")},
+      {"stop", real(&s.stop, 0, 1e300, "0..1e300 seconds")},
+      {"max_requests", integer(&s.max_requests, 0, INT64_MAX)},
+      {"trace", text(&s.trace)},
+      {"trace_speed", real(&s.trace_speed, 1e-6, 1e6, "1e-6..1e6")},
+  };
+}
+
+std::string accepted_keys(const Table& t) {
+  std::string out;
+  for (const auto& [k, _] : t) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+bool valid_name(std::string_view n) {
+  if (n.empty() || n.size() > 64) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  return true;
+}
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+class Parser {
+ public:
+  Parser(SimConfig& c, const IncludeLoader& loader) : c_(c), loader_(loader) {}
+
+  std::optional<Error> parse(std::string_view text, const std::string& origin, int depth) {
+    if (depth > 8) return Error{"include", origin + ": includes nested deeper than 8; accepted: at most 8 levels"};
+    Place at{origin, 0, "", ""};
+    Table table;
+    std::string section_key;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      auto nl = text.find('\n', pos);
+      if (nl == std::string_view::npos) nl = text.size();
+      std::string_view line = text.substr(pos, nl - pos);
+      pos = nl + 1;
+      at.line++;
+      if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+      line = trim(line);
+      if (line.empty()) continue;
+      if (line.front() == '[') {
+        if (line.back() != ']')
+          return Error{"section", origin + ":" + std::to_string(at.line) + ": section header without ']'"};
+        auto opened = open_section(trim(line.substr(1, line.size() - 2)), at, table);
+        if (opened) return opened;
+        continue;
+      }
+      const auto eq = line.find('=');
+      if (eq == std::string_view::npos)
+        return Error{"line", origin + ":" + std::to_string(at.line) + ": expected 'key = value' or '[section]'"};
+      at.key = std::string(trim(line.substr(0, eq)));
+      const std::string_view value = trim(line.substr(eq + 1));
+      if (at.key == "include" && at.section.empty()) {
+        if (auto e = include(std::string(value), at, depth)) return e;
+        continue;
+      }
+      if (at.section.empty())
+        return Error{at.key, origin + ":" + std::to_string(at.line) + ": key '" + at.key +
+                                 "' outside a section; accepted there: include"};
+      auto setter = table.find(at.key);
+      if (setter == table.end())
+        return Error{at.key, at.prefix() + "unknown key; accepted: " + accepted_keys(table)};
+      if (auto e = setter->second(at, value)) return e;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<Error> open_section(std::string_view header, Place& at, Table& table) {
+    const auto space = header.find(' ');
+    const std::string type(header.substr(0, space));
+    const std::string name(space == std::string_view::npos ? std::string_view() : trim(header.substr(space + 1)));
+    at.section = std::string(header);
+    const std::string where = at.origin + ":" + std::to_string(at.line) + ": [" + at.section + "]: ";
+    const bool named = type == "ssd" || type == "hdd" || type == "stream";
+    if (!named && type != "sim" && type != "cluster")
+      return Error{"section", where + "unknown section; accepted: sim, cluster, ssd NAME, hdd NAME, stream NAME"};
+    if (!named && !name.empty()) return Error{"section", where + "section '" + type + "' takes no name"};
+    if (named && !valid_name(name))
+      return Error{"section", where + "needs a name of 1..64 letters, digits, '_', '-', '.'"};
+    if (type == "sim") {
+      table = sim_table(c_);
+    } else if (type == "cluster") {
+      table = cluster_table(c_);
+    } else if (type == "ssd" || type == "hdd") {
+      auto [it, fresh] = c_.devices.try_emplace(name);
+      if (!fresh) return Error{"section", where + "device '" + name + "' defined twice"};
+      it->second.is_ssd = type == "ssd";
+      it->second.ssd.name = it->second.hdd.name = name;
+      table = it->second.is_ssd ? ssd_table(it->second.ssd) : hdd_table(it->second.hdd);
+    } else if (type == "stream") {
+      for (const auto& s : c_.streams)
+        if (s.name == name) return Error{"section", where + "stream '" + name + "' defined twice"};
+      if (c_.streams.size() >= 1024) return Error{"section", where + "too many streams; accepted: at most 1024"};
+      c_.streams.emplace_back();
+      c_.streams.back().name = name;
+      stream_origins_.push_back(at.origin);
+      table = stream_table(c_.streams.back());
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Error> include(const std::string& value, const Place& at, int depth) {
+    if (!loader_)
+      return Error{"include", at.origin + ":" + std::to_string(at.line) + ": include is not available here"};
+    auto loaded = loader_(at.origin, value);
+    if (!loaded.ok()) return loaded.error();
+    return parse(loaded.value().first, loaded.value().second, depth + 1);
+  }
+
+  SimConfig& c_;
+  const IncludeLoader& loader_;
+
+ public:
+  std::vector<std::string> stream_origins_;
+};
+
+std::optional<Error> check(SimConfig& c, const std::string& origin) {
+  auto fail = [&](const char* key, const std::string& msg) { return Error{key, origin + ": " + msg}; };
+  const int n = c.k + c.m;
+  if (n > rails::kMaxColors) return fail("m", "k+m is " + std::to_string(n) + "; accepted: at most 64");
+  if (c.policy == Policy::kRails && c.k != 1)
+    return fail("k", "policy rails is replication and needs k = 1 (use policy erails for k > 1)");
+  if (c.readers == 0) c.readers = c.policy == Policy::kRails ? n - 1 : c.k;
+  if (c.policy != Policy::kNone) {
+    auto v = rails::validate({n, c.frame, c.readers, c.epoch, c.guard});
+    if (!v.ok()) return fail(v.error().key.c_str(), v.error().message);
+    if (c.policy == Policy::kErails && c.readers < c.k)
+      return fail("rails-readers", "rails-readers (readers) is " + std::to_string(c.readers) + "; accepted: " +
+                                       std::to_string(c.k) + ".." + std::to_string(n - 1) +
+                                       " (at least k, so reads never need a write-phase shard)");
+    if (c.journal_device.empty())
+      return fail("journal_device", "[cluster] journal_device is required for policies rails and erails");
+  }
+  if (c.data_device.empty()) return fail("data_device", "[cluster] data_device is required; accepted: an [ssd] or [hdd] name");
+  auto dev = c.devices.find(c.data_device);
+  if (dev == c.devices.end())
+    return fail("data_device", "[cluster] data_device '" + c.data_device + "' is not a defined [ssd] or [hdd] section");
+  if (!c.journal_device.empty()) {
+    auto j = c.devices.find(c.journal_device);
+    if (j == c.devices.end())
+      return fail("journal_device", "[cluster] journal_device '" + c.journal_device + "' is not a defined device");
+  }
+  for (auto& [name, d] : c.devices) {
+    const std::string problem = d.is_ssd ? validate(d.ssd) : validate(d.hdd);
+    if (!problem.empty()) return fail("device", "[" + std::string(d.is_ssd ? "ssd " : "hdd ") + name + "] " + problem);
+  }
+  if (static_cast<int64_t>(n) * c.osds_per_color > 100000)
+    return fail("osds_per_color", "(k+m) * osds_per_color exceeds 100000 OSDs");
+  if (c.streams.empty()) return fail("stream", "no [stream NAME] section; accepted: at least one");
+  uint64_t objects = 0;
+  for (const auto& s : c.streams) {
+    objects += s.objects;
+    const std::string where = "[stream " + s.name + "] ";
+    if (s.stop <= s.start) return fail("stop", where + "stop must be > start");
+    if (s.kind == StreamKind::kOpen && s.rate <= 0) return fail("rate", where + "kind open needs rate > 0");
+    if (s.kind == StreamKind::kTrace && s.trace.empty()) return fail("trace", where + "kind trace needs trace = PATH");
+    if (s.kind != StreamKind::kTrace && !s.trace.empty()) return fail("trace", where + "trace is only for kind trace");
+  }
+  if (objects * static_cast<uint64_t>(n) > 400000000ull)
+    return fail("objects", "total objects * (k+m) exceeds 4e8 (memory for per-shard versions)");
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* policy_name(Policy p) {
+  switch (p) {
+    case Policy::kNone: return "none";
+    case Policy::kRails: return "rails";
+    case Policy::kErails: return "erails";
+  }
+  return "?";
+}
+
+Expected<SimConfig> parse_config(std::string_view text, const std::string& origin, const IncludeLoader& loader) {
+  SimConfig c;
+  Parser parser(c, loader);
+  if (auto e = parser.parse(text, origin, 0)) return *e;
+  for (size_t i = 0; i < c.streams.size(); ++i)
+    if (!c.streams[i].trace.empty() && c.streams[i].trace.front() != '/')
+      c.streams[i].trace = dir_of(parser.stream_origins_[i]) + c.streams[i].trace;
+  if (auto e = check(c, origin)) return *e;
+  return c;
+}
+
+namespace {
+
+Expected<std::pair<std::string, std::string>> read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return Error{"include", "cannot read config file '" + p + "'"};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return std::make_pair(s.str(), p);
+}
+
+}  // namespace
+
+IncludeLoader file_include_loader() {
+  return [](const std::string& from, const std::string& inc) {
+    return read_file(!inc.empty() && inc.front() == '/' ? inc : dir_of(from) + inc);
+  };
+}
+
+Expected<SimConfig> load_config(const std::string& path) {
+  auto top = read_file(path);
+  if (!top.ok()) return top.error();
+  return parse_config(top.value().first, path, file_include_loader());
+}
+
+}  // namespace erails::sim

@@ -1,0 +1,95 @@
+// Simulator configuration: the structure, and the parser of its text format.
+//
+// Format (one definition, used by every file under src/sim/configs and bench/sim):
+//   # comment                      ; blank lines ignored
+//   include = relative/path.conf   ; before the first section; path relative to this file
+//   [sim]        seed, duration, policy, timeline_interval, drain_limit
+//   [cluster]    k, m, osds_per_color, pgs, data_device, journal_device, hold_budget, flush_depth,
+//                frame, readers, epoch, guard
+//   [ssd NAME]   every field of SsdParams (devices/ssd.h)
+//   [hdd NAME]   every field of HddParams (devices/hdd.h)
+//   [stream NAME] kind, read_fraction, pattern, size, outstanding, rate, objects, start, stop,
+//                max_requests, trace, trace_speed
+//   key = value  ; numbers accept C syntax (1e9, 0.25); sizes are bytes; times are seconds
+// Every error names the file, line, section and key and says what is accepted.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "devices/hdd.h"
+#include "devices/ssd.h"
+#include "expected.h"
+
+namespace erails::sim {
+
+using rails::Error;
+using rails::Expected;
+
+enum class Policy { kNone, kRails, kErails };
+enum class StreamKind { kClosed, kOpen, kTrace };
+
+struct StreamConfig {
+  std::string name;
+  StreamKind kind = StreamKind::kClosed;
+  double read_fraction = 1.0;   // probability a generated request is a read
+  bool sequential = false;      // objects in increasing order (else uniform random)
+  uint32_t size = 262144;       // bytes per request (traces: per-record size)
+  int outstanding = 1;          // closed loop: requests in flight
+  double rate = 0;              // open loop: Poisson arrivals per second
+  uint64_t objects = 1000;      // objects this stream addresses
+  double start = 0, stop = 1e300;
+  uint64_t max_requests = 0;    // 0 = no limit
+  std::string trace;            // MSR Cambridge CSV path (kind = trace), resolved against the config
+  double trace_speed = 1.0;     // > 1 replays faster
+};
+
+struct DeviceConfig {
+  bool is_ssd = true;
+  SsdParams ssd;
+  HddParams hdd;
+};
+
+struct SimConfig {
+  uint64_t seed = 1;
+  double duration = 10;          // seconds during which clients issue requests
+  double drain_limit = 600;      // seconds after `duration` allowed to flush held writes
+  double timeline_interval = 1;
+  Policy policy = Policy::kNone;
+
+  int k = 1, m = 1;
+  int osds_per_color = 1;
+  int pgs = 64;
+  std::string data_device;
+  std::string journal_device;    // empty: writes are acknowledged from the data device (policy none)
+  double hold_budget = 8e9;      // bytes per OSD that may be held (journaled, not yet applied)
+  int flush_depth = 4;           // device writes in flight per OSD while applying held writes
+  double frame = 10, epoch = 0, guard = 0;
+  int readers = 0;               // 0: k for erails, N-1 for rails (the thesis' settings)
+
+  std::map<std::string, DeviceConfig> devices;
+  std::vector<StreamConfig> streams;
+};
+
+// Reads the file at `path` (and what it includes). Returns the resolved config or the first error.
+Expected<SimConfig> load_config(const std::string& path);
+
+// Loads included files; given the including file's origin and the include value, returns the text
+// and the origin to report for it, or an Error.
+using IncludeLoader = std::function<Expected<std::pair<std::string, std::string>>(
+    const std::string& from_origin, const std::string& include)>;
+
+// Reads includes from files, relative to the including file's directory.
+IncludeLoader file_include_loader();
+
+// Parses `text` (reported as `origin` in errors). `loader` may be empty: includes are then errors.
+Expected<SimConfig> parse_config(std::string_view text, const std::string& origin, const IncludeLoader& loader);
+
+const char* policy_name(Policy p);
+
+}  // namespace erails::sim

@@ -1,0 +1,501 @@
+#include "simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <memory>
+
+#include "devices/hdd.h"
+#include "devices/rng.h"
+#include "devices/ssd.h"
+#include "event_queue.h"
+#include "read_selection.h"
+#include "schedule.h"
+
+namespace erails::sim {
+
+namespace {
+
+enum EventType : uint32_t {
+  kStreamNext,    // a = stream
+  kShardRead,     // b = request
+  kShardWritten,  // a = shard, b = request: written to its data device (policy none)
+  kJournaled,     // a = shard, b = request: in the journal, now held
+  kApplied,       // a = osd, b = flight
+  kScheduleTick,  // a phase switch or a guard start: flushers may start or must stop
+};
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+struct HeldWrite {
+  uint64_t object;
+  uint32_t version;
+  uint32_t bytes;
+  int shard;
+};
+
+struct Osd {
+  int color = 0;
+  std::unique_ptr<Device> data;
+  std::unique_ptr<Device> journal;
+  uint64_t journal_head = 0;
+  double held_bytes = 0;              // journaled or journaling, not yet on the data device
+  std::deque<HeldWrite> to_apply;     // journaled, waiting for the write phase
+  std::deque<std::pair<uint64_t, int>> throttled;  // (request, shard) waiting for budget
+  int applying = 0;
+};
+
+struct Request {
+  uint32_t stream;
+  bool is_read;
+  uint64_t object;
+  uint32_t version;       // writes: the version written; reads: the version acknowledged at issue
+  uint32_t shard_bytes;
+  uint32_t bytes;
+  int pending;
+  double issued;
+};
+
+struct StreamState {
+  uint64_t first_object = 0;  // streams address disjoint object ranges
+  uint64_t next_sequential = 0;
+  uint64_t issued = 0;
+  size_t trace_index = 0;
+  const std::vector<TraceRecord>* trace = nullptr;
+};
+
+std::unique_ptr<Device> make_device(const DeviceConfig& d, uint64_t seed) {
+  if (!d.is_ssd) return std::make_unique<HddModel>(d.hdd);
+  SsdParams p = d.ssd;
+  p.seed = seed;
+  return std::make_unique<SsdModel>(p);
+}
+
+class Simulation {
+ public:
+  Simulation(const SimConfig& c, const Traces& traces)
+      : c_(c),
+        n_(c.k + c.m),
+        separated_(c.policy != Policy::kNone),
+        schedule_(make_schedule(c)),
+        rng_(c.seed) {
+    result_.interval = c.timeline_interval;
+    const int osds = n_ * c.osds_per_color;
+    osds_.resize(osds);
+    for (int i = 0; i < osds; ++i) {
+      osds_[i].color = i / c.osds_per_color;
+      osds_[i].data = make_device(c.devices.at(c.data_device), mix(c.seed * 1000003 + 2 * i));
+      if (!c.journal_device.empty())
+        osds_[i].journal = make_device(c.devices.at(c.journal_device), mix(c.seed * 1000003 + 2 * i + 1));
+    }
+    uint64_t objects = 0;
+    streams_.resize(c.streams.size());
+    for (size_t s = 0; s < c.streams.size(); ++s) {
+      streams_[s].first_object = objects;
+      objects += c.streams[s].objects;
+      if (c.streams[s].kind == StreamKind::kTrace) streams_[s].trace = &traces.at(c.streams[s].trace);
+    }
+    acked_.assign(objects, 0);
+    next_version_.assign(objects, 0);
+    on_device_.assign(objects * n_, 0);
+    held_version_.assign(objects * n_, 0);
+    for (int i = 0; i < c.k; ++i) data_shards_.push_back(i);
+    for (int i = 0; i < n_; ++i) all_shards_.push_back(i);
+  }
+
+  RunResult run() {
+    for (size_t s = 0; s < c_.streams.size(); ++s) start_stream(static_cast<uint32_t>(s));
+    if (separated_) events_.schedule(0, kScheduleTick);
+    while (!events_.empty()) {
+      const Event e = events_.pop();
+      if (e.time > c_.duration + c_.drain_limit) break;
+      result_.events++;
+      switch (e.type) {
+        case kStreamNext: issue_from_stream(e.a); break;
+        case kShardRead: shard_done(e.b); break;
+        case kShardWritten: written_to_device(e.b, static_cast<int>(e.a)); break;
+        case kJournaled: journaled(e.b, static_cast<int>(e.a)); break;
+        case kApplied: applied(e.a, e.b); break;
+        case kScheduleTick:
+          if (quiescent() && events_.now() >= c_.duration) continue;  // nothing left to release
+          tick();
+          break;
+      }
+    }
+    finish();
+    return std::move(result_);
+  }
+
+ private:
+  static rails::Schedule make_schedule(const SimConfig& c) {
+    // Policy none never consults the schedule; give it any valid one.
+    const int n = c.k + c.m;
+    rails::ScheduleParams p{n, c.frame, c.policy == Policy::kNone ? 1 : c.readers, c.epoch,
+                            c.policy == Policy::kNone ? 0 : c.guard};
+    return rails::Schedule::create(p).value();
+  }
+
+  double now() const { return events_.now(); }
+
+  int osd_of(uint64_t object, int shard) const {
+    const uint64_t pg = mix(object) % static_cast<uint64_t>(c_.pgs);
+    const auto within = static_cast<int>(mix(pg * 64 + shard + 1) % static_cast<uint64_t>(c_.osds_per_color));
+    return shard * c_.osds_per_color + within;
+  }
+
+  TimelineRow& row(double t) {
+    const auto i = static_cast<size_t>(t / c_.timeline_interval);
+    if (i >= result_.timeline.size()) result_.timeline.resize(i + 1);
+    return result_.timeline[i];
+  }
+
+  void violation(const std::string& what) {
+    if (result_.first_violations.size() < 10) result_.first_violations.push_back(what);
+    result_.invariant_violations++;
+  }
+
+  // ---- clients ----
+
+  void start_stream(uint32_t s) {
+    const StreamConfig& sc = c_.streams[s];
+    switch (sc.kind) {
+      case StreamKind::kClosed:
+        for (int i = 0; i < sc.outstanding; ++i) events_.schedule(sc.start, kStreamNext, s);
+        break;
+      case StreamKind::kOpen:
+        events_.schedule(sc.start + exponential(sc.rate), kStreamNext, s);
+        break;
+      case StreamKind::kTrace:
+        events_.schedule(sc.start + streams_[s].trace->front().time / sc.trace_speed, kStreamNext, s);
+        break;
+    }
+  }
+
+  double exponential(double rate) { return -std::log(1 - rng_.uniform()) / rate; }
+
+  bool stream_open(uint32_t s) const {
+    const StreamConfig& sc = c_.streams[s];
+    return now() < sc.stop && now() < c_.duration && (sc.max_requests == 0 || streams_[s].issued < sc.max_requests);
+  }
+
+  void issue_from_stream(uint32_t s) {
+    if (!stream_open(s)) return;
+    const StreamConfig& sc = c_.streams[s];
+    StreamState& st = streams_[s];
+    bool is_read;
+    uint64_t object;
+    uint32_t bytes = sc.size;
+    if (sc.kind == StreamKind::kTrace) {
+      const TraceRecord& r = (*st.trace)[st.trace_index++];
+      is_read = r.is_read;
+      object = (r.offset / sc.size) % sc.objects;
+      bytes = r.size;
+      if (st.trace_index < st.trace->size())
+        events_.schedule(sc.start + (*st.trace)[st.trace_index].time / sc.trace_speed, kStreamNext, s);
+    } else {
+      is_read = sc.read_fraction >= 1 || rng_.uniform() < sc.read_fraction;
+      object = sc.sequential ? st.next_sequential++ % sc.objects : rng_.below(sc.objects);
+      if (sc.kind == StreamKind::kOpen) events_.schedule(now() + exponential(sc.rate), kStreamNext, s);
+    }
+    st.issued++;
+    issue(s, is_read, st.first_object + object, bytes);
+  }
+
+  uint64_t new_request(const Request& r) {
+    if (!free_requests_.empty()) {
+      const uint64_t id = free_requests_.back();
+      free_requests_.pop_back();
+      requests_[id] = r;
+      return id;
+    }
+    requests_.push_back(r);
+    return requests_.size() - 1;
+  }
+
+  void issue(uint32_t stream, bool is_read, uint64_t object, uint32_t bytes) {
+    const auto shard_bytes = static_cast<uint32_t>((bytes + c_.k - 1) / c_.k);
+    if (is_read) {
+      read(new_request({stream, true, object, acked_[object], shard_bytes, bytes, 0, now()}));
+    } else {
+      write(new_request({stream, false, object, ++next_version_[object], shard_bytes, bytes, n_, now()}));
+    }
+    outstanding_requests_++;
+  }
+
+  void complete(uint64_t id) {
+    const Request r = requests_[id];
+    free_requests_.push_back(id);
+    outstanding_requests_--;
+    const double latency = now() - r.issued;
+    TimelineRow& tr = row(now());
+    if (r.is_read) {
+      result_.reads++;
+      result_.read_latency.add(latency);
+      tr.reads++;
+      tr.read_bytes += r.bytes;
+    } else {
+      result_.writes++;
+      result_.write_latency.add(latency);
+      tr.writes++;
+      tr.write_bytes += r.bytes;
+      acked_[r.object] = std::max(acked_[r.object], r.version);
+    }
+    result_.client_end = now();
+    if (c_.streams[r.stream].kind == StreamKind::kClosed) issue_from_stream(r.stream);
+  }
+
+  // ---- reads ----
+
+  void read(uint64_t id) {
+    Request& r = requests_[id];
+    const std::vector<int>* shards = &data_shards_;
+    if (separated_) {
+      const rails::ColorSet readers = schedule_.read_set(now());
+      if (c_.k == 1) {
+        // Spread replicated reads over the read-phase copies (thesis §4.4.3: random readers
+        // from the window); choose_read_shards confirms the copy and handles the fallback.
+        wanted_one_[0] = (schedule_.window_start(now()) + static_cast<int>(rng_.below(c_.readers))) % n_;
+      }
+      auto choice = rails::choose_read_shards(c_.k, n_, c_.k == 1 ? wanted_one_ : data_shards_, all_shards_, readers);
+      chosen_ = std::move(choice.value().shards);
+      shards = &chosen_;
+      if (choice.value().write_phase_shards > 0) {
+        result_.mixed_reads++;
+        row(now()).mixed_reads++;
+        violation("read at t=" + std::to_string(now()) + " used write-phase shards with no OSD failed");
+      }
+    } else if (c_.k == 1) {
+      wanted_one_[0] = static_cast<int>(rng_.below(n_));
+      shards = &wanted_one_;
+    }
+    r.pending = static_cast<int>(shards->size());
+    for (int shard : *shards) read_shard(id, shard);
+  }
+
+  void read_shard(uint64_t id, int shard) {
+    const Request& r = requests_[id];
+    const size_t slot = r.object * n_ + shard;
+    if (std::max(held_version_[slot], on_device_[slot]) < r.version)
+      violation("read of object " + std::to_string(r.object) + " shard " + std::to_string(shard) +
+                " would miss acknowledged version " + std::to_string(r.version));
+    if (held_version_[slot] > on_device_[slot]) {
+      // The newest data of this shard is still held in the OSD's memory: no device read.
+      result_.memory_reads++;
+      events_.schedule(now(), kShardRead, 0, id);
+      return;
+    }
+    Osd& osd = osds_[osd_of(r.object, shard)];
+    if (separated_ && schedule_.phase(osd.color, now()) != rails::Phase::kRead)
+      violation("device read on write-phase color " + std::to_string(osd.color));
+    const IoResult io = osd.data->submit(now(), {IoKind::kRead, r.object * r.shard_bytes, r.shard_bytes});
+    result_.device_ops++;
+    if (io.gc_wait > 0) note_read_blocked(now(), now() + io.gc_wait);
+    events_.schedule(io.completion, kShardRead, 0, id);
+  }
+
+  // Union of intervals during which some read waited on GC; intervals arrive by start time.
+  void note_read_blocked(double from, double to) {
+    if (from > blocked_to_) {
+      flush_blocked();
+      blocked_from_ = from;
+    }
+    blocked_to_ = std::max(blocked_to_, to);
+  }
+  void flush_blocked() {
+    if (blocked_to_ <= blocked_from_) return;
+    result_.read_gc_blocked += blocked_to_ - blocked_from_;
+    // Attribute to timeline rows, splitting at interval edges.
+    for (double t = blocked_from_; t < blocked_to_;) {
+      const double edge = (std::floor(t / c_.timeline_interval) + 1) * c_.timeline_interval;
+      const double until = std::min(edge, blocked_to_);
+      row(t).read_gc_blocked += until - t;
+      t = until;
+    }
+    blocked_from_ = blocked_to_;
+  }
+
+  void shard_done(uint64_t id) {
+    if (--requests_[id].pending == 0) complete(id);
+  }
+
+  // ---- writes ----
+
+  void write(uint64_t id) {
+    for (int shard = 0; shard < n_; ++shard) {
+      if (separated_) {
+        admit(osd_of(requests_[id].object, shard), id, shard);
+      } else {
+        const Request& r = requests_[id];
+        Osd& osd = osds_[osd_of(r.object, shard)];
+        const IoResult io = osd.data->submit(now(), {IoKind::kWrite, r.object * r.shard_bytes, r.shard_bytes});
+        result_.device_ops++;
+        events_.schedule(io.completion, kShardWritten, shard, id);
+      }
+    }
+  }
+
+  void written_to_device(uint64_t id, int shard) {
+    const Request& r = requests_[id];
+    uint32_t& v = on_device_[r.object * n_ + shard];
+    v = std::max(v, r.version);
+    shard_done(id);
+  }
+
+  // Journals the shard if the OSD's budget has room, else queues it until held writes drain.
+  void admit(int osd_id, uint64_t id, int shard) {
+    Osd& osd = osds_[osd_id];
+    const Request& r = requests_[id];
+    if (!osd.throttled.empty() || osd.held_bytes + r.shard_bytes > c_.hold_budget) {
+      osd.throttled.emplace_back(id, shard);
+      return;
+    }
+    journal(osd, id, shard);
+  }
+
+  void journal(Osd& osd, uint64_t id, int shard) {
+    const Request& r = requests_[id];
+    osd.held_bytes += r.shard_bytes;
+    total_held_ += r.shard_bytes;
+    if (osd.held_bytes > c_.hold_budget) violation("held bytes above budget");
+    result_.max_osd_held = std::max(result_.max_osd_held, osd.held_bytes);
+    TimelineRow& tr = row(now());
+    tr.held_bytes_max = std::max(tr.held_bytes_max, total_held_);
+    const IoResult io = osd.journal->submit(now(), {IoKind::kWrite, osd.journal_head, r.shard_bytes});
+    osd.journal_head += r.shard_bytes;
+    result_.device_ops++;
+    events_.schedule(io.completion, kJournaled, shard, id);
+  }
+
+  void journaled(uint64_t id, int shard) {
+    const Request& r = requests_[id];
+    const int osd_id = osd_of(r.object, shard);
+    uint32_t& v = held_version_[r.object * n_ + shard];
+    v = std::max(v, r.version);
+    osds_[osd_id].to_apply.push_back({r.object, r.version, r.shard_bytes, shard});
+    held_writes_++;
+    shard_done(id);
+    apply_held(osd_id);
+  }
+
+  bool may_apply(const Osd& osd) const {
+    // After the clients stop, every color drains as soon as it is out of the read window.
+    return schedule_.may_apply_writes(osd.color, now());
+  }
+
+  void apply_held(int osd_id) {
+    Osd& osd = osds_[osd_id];
+    while (osd.applying < c_.flush_depth && !osd.to_apply.empty() && may_apply(osd)) {
+      const HeldWrite w = osd.to_apply.front();
+      osd.to_apply.pop_front();
+      const IoResult io = osd.data->submit(now(), {IoKind::kWrite, w.object * w.bytes, w.bytes});
+      result_.device_ops++;
+      osd.applying++;
+      events_.schedule(io.completion, kApplied, osd_id, new_flight(w));
+    }
+  }
+
+  uint64_t new_flight(const HeldWrite& w) {
+    if (!free_flights_.empty()) {
+      const uint64_t id = free_flights_.back();
+      free_flights_.pop_back();
+      flights_[id] = w;
+      return id;
+    }
+    flights_.push_back(w);
+    return flights_.size() - 1;
+  }
+
+  void applied(uint32_t osd_id, uint64_t flight) {
+    const HeldWrite w = flights_[flight];
+    free_flights_.push_back(flight);
+    Osd& osd = osds_[osd_id];
+    uint32_t& v = on_device_[w.object * n_ + w.shard];
+    v = std::max(v, w.version);
+    osd.applying--;
+    osd.held_bytes -= w.bytes;
+    total_held_ -= w.bytes;
+    held_writes_--;
+    result_.drained_at = now();
+    while (!osd.throttled.empty()) {
+      const auto [id, shard] = osd.throttled.front();
+      if (osd.held_bytes + requests_[id].shard_bytes > c_.hold_budget) break;
+      osd.throttled.pop_front();
+      journal(osd, id, shard);
+    }
+    apply_held(static_cast<int>(osd_id));
+  }
+
+  void tick() {
+    for (size_t i = 0; i < osds_.size(); ++i) apply_held(static_cast<int>(i));
+    const double t = now();
+    double next = schedule_.next_switch(t);
+    const double guard_start = next - c_.guard;
+    if (c_.guard > 0 && guard_start > t) next = guard_start;
+    events_.schedule(next, kScheduleTick);
+  }
+
+  bool quiescent() const { return outstanding_requests_ == 0 && held_writes_ == 0 && total_held_ <= 0; }
+
+  void finish() {
+    flush_blocked();
+    for (const Osd& osd : osds_) {
+      result_.gc_blocked_seconds += osd.data->stats().gc_blocked_seconds;
+      result_.gc_events += osd.data->stats().gc_events;
+    }
+    if (!quiescent())
+      violation("held writes or requests still pending after drain_limit; raise [sim] drain_limit");
+    for (uint64_t o = 0; o < acked_.size(); ++o)
+      for (int s = 0; s < n_; ++s)
+        if (on_device_[o * n_ + s] < acked_[o]) {
+          violation("acknowledged write lost: object " + std::to_string(o) + " shard " + std::to_string(s) +
+                    " has version " + std::to_string(on_device_[o * n_ + s]) + " < " + std::to_string(acked_[o]));
+        }
+  }
+
+  const SimConfig& c_;
+  const int n_;
+  const bool separated_;
+  const rails::Schedule schedule_;
+  Rng rng_;
+  EventQueue events_;
+  std::vector<Osd> osds_;
+  std::vector<StreamState> streams_;
+  std::vector<Request> requests_;
+  std::vector<uint64_t> free_requests_;
+  std::vector<HeldWrite> flights_;
+  std::vector<uint64_t> free_flights_;
+  std::vector<uint32_t> acked_, next_version_, on_device_, held_version_;
+  std::vector<int> data_shards_, all_shards_, chosen_;
+  std::vector<int> wanted_one_ = {0};
+  uint64_t outstanding_requests_ = 0;
+  uint64_t held_writes_ = 0;
+  double total_held_ = 0;
+  double blocked_from_ = 0, blocked_to_ = 0;
+  RunResult result_;
+};
+
+}  // namespace
+
+RunResult run_simulation(const SimConfig& config, const Traces& traces) {
+  Simulation sim(config, traces);
+  return sim.run();
+}
+
+rails::Expected<Traces> load_traces(const SimConfig& config) {
+  Traces traces;
+  for (const auto& s : config.streams) {
+    if (s.kind != StreamKind::kTrace || traces.count(s.trace)) continue;
+    auto t = load_msr_trace(s.trace);
+    if (!t.ok()) return t.error();
+    traces.emplace(s.trace, std::move(t.value()));
+  }
+  return traces;
+}
+
+}  // namespace erails::sim

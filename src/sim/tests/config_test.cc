@@ -1,0 +1,108 @@
+#include "config.h"
+
+#include <gtest/gtest.h>
+
+namespace erails::sim {
+namespace {
+
+const char* kValid = R"(
+[sim]
+seed = 3
+duration = 5
+policy = erails
+[cluster]
+k = 3
+m = 3
+data_device = ssd1
+journal_device = j
+frame = 2
+guard = 0.25
+[ssd ssd1]
+capacity_bytes = 1e9
+[ssd j]
+[stream mix]   # comment after a header
+kind = open
+rate = 100
+read_fraction = 0.75
+pattern = sequential
+)";
+
+Expected<SimConfig> parse(const std::string& text) { return parse_config(text, "t.conf", {}); }
+
+TEST(Config, ParsesAValidFile) {
+  auto c = parse(kValid);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().seed, 3u);
+  EXPECT_EQ(c.value().policy, Policy::kErails);
+  EXPECT_EQ(c.value().readers, 3);  // defaults to k for erails
+  EXPECT_EQ(c.value().devices.at("ssd1").ssd.capacity_bytes, 1e9);
+  ASSERT_EQ(c.value().streams.size(), 1u);
+  EXPECT_EQ(c.value().streams[0].kind, StreamKind::kOpen);
+  EXPECT_TRUE(c.value().streams[0].sequential);
+}
+
+void expect_error(const std::string& text, const std::string& key, const std::string& fragment) {
+  auto c = parse(text);
+  ASSERT_FALSE(c.ok()) << "accepted: " << text;
+  EXPECT_EQ(c.error().key, key) << c.error().message;
+  EXPECT_NE(c.error().message.find(fragment), std::string::npos) << c.error().message;
+}
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string s = kValid;
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(Config, ErrorsNameTheKeyAndTheAcceptedValues) {
+  expect_error(with("seed = 3", "sead = 3"), "sead", "accepted: drain_limit, duration, policy");
+  expect_error(with("policy = erails", "policy = fast"), "policy", "accepted: none, rails, erails");
+  expect_error(with("k = 3", "k = 0"), "k", "accepted: an integer in 1..32");
+  expect_error(with("duration = 5", "duration = 5s"), "duration", "t.conf:4:");
+  expect_error(with("guard = 0.25", "guard = 2"), "rails-guard", "rails-guard < rails-frame");
+  expect_error(with("[stream mix]", "[strem mix]"), "section", "accepted: sim, cluster");
+  expect_error(with("[stream mix]", "[stream]"), "section", "needs a name");
+  expect_error(with("data_device = ssd1", "data_device = ssd9"), "data_device", "ssd9");
+  expect_error(with("kind = open", "kind = closed\nreaders = 1"), "readers", "unknown key");
+  expect_error(with("rate = 100", "read_fraction = 1"), "rate", "kind open needs rate");
+  expect_error(with("policy = erails", "policy = rails"), "k", "needs k = 1");
+  expect_error(with("guard = 0.25", "readers = 2"), "rails-readers", "accepted: 3..5");
+  expect_error(with("journal_device = j", ""), "journal_device", "required");
+  expect_error(with("capacity_bytes = 1e9", "gc_event_min = 0.5"), "device", "gc_event_max");
+  expect_error(with("[sim]", "include = other.conf\n[sim]"), "include", "not available");
+  expect_error(with("[sim]", "seed = 1\n[sim]"), "seed", "outside a section");
+  expect_error(with("[sim]", "[sim"), "section", "without ']'");
+  expect_error(with("[sim]", "[sim]\njust words"), "line", "key = value");
+  expect_error(with("[ssd j]", "[ssd ssd1]"), "section", "defined twice");
+}
+
+TEST(Config, IncludesAreResolvedByTheLoader) {
+  IncludeLoader loader = [](const std::string& from, const std::string& inc)
+      -> Expected<std::pair<std::string, std::string>> {
+    if (inc != "dev.conf") return Error{"include", "no " + inc};
+    return std::make_pair(std::string("[ssd ssd1]\ncapacity_bytes = 2e9\n[ssd j]\n"), from + ">dev.conf");
+  };
+  std::string text = std::string("include = dev.conf\n") + kValid;
+  const std::string inline_devices = "[ssd ssd1]\ncapacity_bytes = 1e9\n[ssd j]\n";
+  text.replace(text.find(inline_devices), inline_devices.size(), "");
+  auto c = parse_config(text, "t.conf", loader);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().devices.at("ssd1").ssd.capacity_bytes, 2e9);
+}
+
+TEST(Config, EveryCommittedConfigLoads) {
+  for (const char* name : {"devices/test_drive_b.conf"}) {
+    auto c = load_config(std::string(ERAILS_SIM_CONFIGS) + "/" + name);
+    EXPECT_TRUE(c.ok()) << name << ": " << (c.ok() ? "" : c.error().message);
+  }
+}
+
+TEST(Config, MissingFileIsAnError) {
+  auto c = load_config("/nonexistent/x.conf");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("/nonexistent/x.conf"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace erails::sim

@@ -1,0 +1,94 @@
+#include "simulation.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report.h"
+
+namespace erails::sim {
+namespace {
+
+// Two drive-B SSDs, replication, a read stream and a write stream over a wide range.
+std::string rails_config(const std::string& policy, const std::string& extra = "") {
+  return "include = devices/intel510_drive_b.conf\ninclude = devices/nvme_journal.conf\n"
+         "[sim]\nseed = 11\nduration = 30\npolicy = " + policy +
+         "\n[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\nframe = 5\n" + extra +
+         "\n[stream r]\noutstanding = 4\nobjects = 760000\n"
+         "[stream w]\noutstanding = 2\nread_fraction = 0\nobjects = 760000\n";
+}
+
+RunResult run_text(const std::string& text, SimConfig* out = nullptr) {
+  auto c = parse_config(text, std::string(ERAILS_SIM_CONFIGS) + "/test.conf", file_include_loader());
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  if (out) *out = c.value();
+  return run_simulation(c.value(), {});
+}
+
+TEST(Simulation, RailsKeepsReadsAwayFromGc) {
+  const RunResult none = run_text(rails_config("none"));
+  const RunResult rails = run_text(rails_config("rails"));
+  EXPECT_EQ(none.invariant_violations, 0u) << (none.first_violations.empty() ? "" : none.first_violations[0]);
+  EXPECT_EQ(rails.invariant_violations, 0u) << (rails.first_violations.empty() ? "" : rails.first_violations[0]);
+  EXPECT_GT(none.read_gc_blocked / none.client_end, 0.2);
+  EXPECT_LT(rails.read_gc_blocked / rails.client_end, none.read_gc_blocked / none.client_end / 3);
+  EXPECT_LT(rails.read_latency.quantile(0.99), none.read_latency.quantile(0.99) / 3);
+  EXPECT_GT(rails.reads, none.reads);
+  EXPECT_EQ(rails.mixed_reads, 0u);
+}
+
+TEST(Simulation, SameSeedSameOutputDifferentSeedDifferentOutput) {
+  auto csv = [](uint64_t seed) {
+    SimConfig c;
+    std::string text = rails_config("rails");
+    text.replace(text.find("seed = 11"), 9, "seed = " + std::to_string(seed));
+    const RunResult r = run_text(text, &c);
+    std::ostringstream s;
+    write_summary_csv(s, c, r);
+    write_timeline_csv(s, r);
+    return s.str();
+  };
+  EXPECT_EQ(csv(5), csv(5));
+  EXPECT_NE(csv(5), csv(6));
+}
+
+TEST(Simulation, SmallBudgetThrottlesWritersButNeverExceedsIt) {
+  const RunResult r = run_text(rails_config("rails", "hold_budget = 4e6"));
+  EXPECT_EQ(r.invariant_violations, 0u) << (r.first_violations.empty() ? "" : r.first_violations[0]);
+  EXPECT_LE(r.max_osd_held, 4e6);
+  EXPECT_GT(r.max_osd_held, 3e6);
+  const RunResult roomy = run_text(rails_config("rails"));
+  EXPECT_LT(r.writes, roomy.writes);
+}
+
+TEST(Simulation, ErasureCodedReadsUseOnlyReadPhaseShards) {
+  const std::string text =
+      "[sim]\nduration = 6\npolicy = erails\n[cluster]\nk = 3\nm = 3\nosds_per_color = 2\npgs = 32\n"
+      "data_device = b\njournal_device = j\nframe = 1\nguard = 0.2\n[ssd b]\n[ssd j]\n"
+      "[stream mix]\noutstanding = 8\nread_fraction = 0.75\nsize = 131072\nobjects = 20000\n";
+  const RunResult r = run_text(text);
+  EXPECT_EQ(r.invariant_violations, 0u) << (r.first_violations.empty() ? "" : r.first_violations[0]);
+  EXPECT_GT(r.reads, 1000u);
+  EXPECT_GT(r.writes, 300u);
+  EXPECT_EQ(r.mixed_reads, 0u);
+}
+
+TEST(Simulation, OpenLoopAndTraceStreamsRun) {
+  const std::string text =
+      "[sim]\nduration = 3\n[cluster]\ndata_device = b\n[ssd b]\n"
+      "[stream o]\nkind = open\nrate = 200\nread_fraction = 0.5\n"
+      "[stream t]\nkind = trace\ntrace = t.csv\nsize = 4096\n";
+  auto c = parse_config(text, "dir/test.conf", {});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().streams[1].trace, "dir/t.csv");
+  auto trace = parse_msr_trace("0,h,0,Read,0,4096,1\n5000000,h,0,Write,8192,4096,1\n10000000,h,0,Read,8192,4096,1\n", "t");
+  ASSERT_TRUE(trace.ok());
+  Traces traces{{"dir/t.csv", trace.value()}};
+  const RunResult r = run_simulation(c.value(), traces);
+  EXPECT_EQ(r.invariant_violations, 0u);
+  EXPECT_GT(r.reads + r.writes, 400u);
+  EXPECT_LT(r.reads + r.writes, 800u);
+}
+
+}  // namespace
+}  // namespace erails::sim

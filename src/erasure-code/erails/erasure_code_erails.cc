@@ -1,0 +1,222 @@
+#include "erasure_code_erails.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "crush_wrapper.h"
+
+namespace erails {
+namespace {
+
+// Chunks we allocate are page-aligned so BlueStore can write them without copying. Buffers we are
+// handed are copied only when gf-complete could not use them: its SSE region operations need
+// every buffer of one call to have the same address modulo 16.
+constexpr unsigned kBufferAlignment = 4096;
+constexpr unsigned kSimdAlignment = 16;
+
+ceph::bufferptr aligned_buffer(unsigned length) {
+  return ceph::bufferptr(ceph::buffer::create_aligned(length, kBufferAlignment));
+}
+
+// Makes `bl` one contiguous buffer that gf-complete can use and returns its address.
+char* contiguous_aligned(ceph::bufferlist& bl) {
+  if (!bl.is_contiguous() || reinterpret_cast<uintptr_t>(bl.c_str()) % kSimdAlignment != 0)
+    bl.rebuild_aligned(kSimdAlignment);
+  return bl.c_str();
+}
+
+bool in_range(const std::set<int>& ids, int n) {
+  return ids.empty() || (*ids.begin() >= 0 && *ids.rbegin() < n);
+}
+
+}  // namespace
+
+int ErasureCodeErails::init(ceph::ErasureCodeProfile& profile, std::ostream* ss) {
+  if (auto error = parse_profile(profile, &profile_)) {
+    *ss << error->message();
+    return -EINVAL;
+  }
+  std::string codec_error;
+  codec_ = Codec::create(profile_, &codec_error);
+  if (!codec_) {
+    *ss << codec_error;
+    return -ENOMEM;
+  }
+  profile_map_ = profile;
+  return 0;
+}
+
+int ErasureCodeErails::create_rule(const std::string& name, CrushWrapper& crush,
+                                   std::ostream* ss) const {
+  int rule_id = crush.add_simple_rule(name, profile_.crush_root, profile_.crush_failure_domain,
+                                      profile_.crush_device_class, "indep",
+                                      crush_abi::kRuleTypeErasure, ss);
+  if (rule_id < 0) return rule_id;
+  crush_abi::Rule* rule = crush_abi::crush_rule_at(crush, rule_id, crush_abi::kRuleTypeErasure);
+  if (rule == nullptr) {
+    *ss << "erails: the CRUSH map of this Ceph build does not have the layout of Ceph "
+        << ERAILS_CEPH_VERSION << " the plugin was built for; rebuild erails against it";
+    return -ENOTSUP;
+  }
+  // An erasure-coded pool always has exactly k+m shards.
+  rule->mask.min_size = rule->mask.max_size = static_cast<uint8_t>(get_chunk_count());
+  return rule_id;
+}
+
+unsigned int ErasureCodeErails::get_chunk_size(unsigned int object_size) const {
+  return codec_->chunk_size(object_size);
+}
+
+int ErasureCodeErails::choose_shards(const std::set<int>& want_to_read,
+                                     const std::set<int>& available, std::set<int>* chosen) const {
+  const int n = get_chunk_count();
+  if (!in_range(want_to_read, n) || !in_range(available, n)) return -EINVAL;
+  chosen->clear();
+  bool all_available = true;
+  for (int id : want_to_read) {
+    if (available.count(id)) chosen->insert(id);
+    else all_available = false;
+  }
+  if (all_available) return 0;
+  if (static_cast<int>(available.size()) < profile_.k) return -EIO;
+  // Decoding needs any k chunks; the wanted ones that are there cost nothing extra.
+  for (auto it = available.begin(); static_cast<int>(chosen->size()) < profile_.k; ++it)
+    chosen->insert(*it);
+  return 0;
+}
+
+int ErasureCodeErails::minimum_to_decode(
+    const std::set<int>& want_to_read, const std::set<int>& available,
+    std::map<int, std::vector<std::pair<int, int>>>* minimum) {
+  std::set<int> chosen;
+  int r = choose_shards(want_to_read, available, &chosen);
+  if (r != 0) return r;
+  minimum->clear();
+  for (int id : chosen) (*minimum)[id] = {{0, get_sub_chunk_count()}};
+  return 0;
+}
+
+int ErasureCodeErails::minimum_to_decode_with_cost(const std::set<int>& want_to_read,
+                                                   const std::map<int, int>& available,
+                                                   std::set<int>* minimum) {
+  std::set<int> ids;
+  for (const auto& [id, cost] : available) ids.insert(id);
+  int r = choose_shards(want_to_read, ids, minimum);
+  if (r != 0 || minimum->size() == want_to_read.size()) return r;
+  // Decoding: keep the wanted chunks that are available, fill up to k with the cheapest others.
+  std::multimap<int, int> by_cost;
+  for (const auto& [id, cost] : available)
+    if (!want_to_read.count(id)) by_cost.emplace(cost, id);
+  minimum->clear();
+  for (int id : want_to_read)
+    if (available.count(id)) minimum->insert(id);
+  for (auto it = by_cost.begin(); static_cast<int>(minimum->size()) < profile_.k; ++it)
+    minimum->insert(it->second);
+  return 0;
+}
+
+int ErasureCodeErails::encode(const std::set<int>& want_to_encode, const ceph::bufferlist& in,
+                              std::map<int, ceph::bufferlist>* encoded) {
+  const int k = profile_.k, n = get_chunk_count();
+  if (!in_range(want_to_encode, n)) return -EINVAL;
+  const unsigned length = in.length();
+  const unsigned chunk = get_chunk_size(length);
+  std::map<int, ceph::bufferlist> chunks;
+
+  // Whole data chunks share the caller's memory; copying (and faulting in) a fresh buffer for
+  // every object would cost more than the coding itself.
+  const int whole = chunk == 0 ? k : static_cast<int>(length / chunk);
+  for (int i = 0; i < whole; ++i) chunks[i].substr_of(in, static_cast<unsigned>(i) * chunk, chunk);
+  if (whole < k) {
+    // The tail of the object and the zero padding after it, in one buffer.
+    const unsigned offset = static_cast<unsigned>(whole) * chunk;
+    ceph::bufferptr tail = aligned_buffer(chunk * (k - whole));
+    in.begin(offset).copy(length - offset, tail.c_str());
+    std::memset(tail.c_str() + (length - offset), 0, tail.length() - (length - offset));
+    for (int i = whole; i < k; ++i)
+      chunks[i].append(ceph::bufferptr(tail, static_cast<unsigned>(i - whole) * chunk, chunk));
+  }
+  ceph::bufferptr coding = aligned_buffer(chunk * (n - k));
+  for (int i = k; i < n; ++i)
+    chunks[i].append(ceph::bufferptr(coding, static_cast<unsigned>(i - k) * chunk, chunk));
+
+  int r = encode_chunks(want_to_encode, &chunks);
+  if (r != 0) return r;
+  encoded->clear();
+  for (int id : want_to_encode) (*encoded)[id] = std::move(chunks[id]);
+  return 0;
+}
+
+int ErasureCodeErails::encode_chunks(const std::set<int>& want_to_encode,
+                                     std::map<int, ceph::bufferlist>* encoded) {
+  const int k = profile_.k, n = get_chunk_count();
+  if (!in_range(want_to_encode, n) || static_cast<int>(encoded->size()) != n) return -EINVAL;
+  const unsigned chunk = encoded->begin()->second.length();
+  std::vector<char*> chunks(n);
+  for (int i = 0; i < n; ++i) {
+    auto it = encoded->find(i);
+    if (it == encoded->end() || it->second.length() != chunk) return -EINVAL;
+    chunks[i] = contiguous_aligned(it->second);
+  }
+  if (chunk % codec_->alignment() != 0) return -EINVAL;
+  codec_->encode(chunks.data(), chunks.data() + k, chunk);
+  return 0;
+}
+
+int ErasureCodeErails::decode(const std::set<int>& want_to_read,
+                              const std::map<int, ceph::bufferlist>& chunks,
+                              std::map<int, ceph::bufferlist>* decoded, int /*chunk_size*/) {
+  const int n = get_chunk_count();
+  if (!in_range(want_to_read, n) || chunks.empty()) return -EINVAL;
+  bool all_present = true;
+  for (int id : want_to_read) all_present = all_present && chunks.count(id);
+  decoded->clear();
+  if (all_present) {
+    for (int id : want_to_read) (*decoded)[id] = chunks.at(id);
+    return 0;
+  }
+  if (static_cast<int>(chunks.size()) < profile_.k) return -EIO;
+  const unsigned chunk = chunks.begin()->second.length();
+  for (int i = 0; i < n; ++i) {
+    auto it = chunks.find(i);
+    if (it != chunks.end()) {
+      (*decoded)[i] = it->second;
+    } else {
+      (*decoded)[i].append(aligned_buffer(chunk));
+    }
+  }
+  return decode_chunks(want_to_read, chunks, decoded);
+}
+
+int ErasureCodeErails::decode_chunks(const std::set<int>& want_to_read,
+                                     const std::map<int, ceph::bufferlist>& chunks,
+                                     std::map<int, ceph::bufferlist>* decoded) {
+  const int k = profile_.k, n = get_chunk_count();
+  if (!in_range(want_to_read, n) || static_cast<int>(decoded->size()) != n) return -EINVAL;
+  const unsigned chunk = decoded->begin()->second.length();
+  if (chunk % codec_->alignment() != 0) return -EINVAL;
+  std::vector<char*> buffers(n);
+  std::vector<int> erased;
+  for (int i = 0; i < n; ++i) {
+    auto it = decoded->find(i);
+    if (it == decoded->end() || it->second.length() != chunk) return -EINVAL;
+    buffers[i] = contiguous_aligned(it->second);
+    if (!chunks.count(i)) erased.push_back(i);
+  }
+  if (!codec_->decode(erased, buffers.data(), buffers.data() + k, chunk)) return -EIO;
+  return 0;
+}
+
+int ErasureCodeErails::decode_concat(const std::map<int, ceph::bufferlist>& chunks,
+                                     ceph::bufferlist* decoded) {
+  std::set<int> data_chunks;
+  for (int i = 0; i < profile_.k; ++i) data_chunks.insert(i);
+  std::map<int, ceph::bufferlist> out;
+  int r = decode(data_chunks, chunks, &out, 0);
+  if (r != 0) return r;
+  for (int i = 0; i < profile_.k; ++i) decoded->claim_append(out[i]);
+  return 0;
+}
+
+}  // namespace erails

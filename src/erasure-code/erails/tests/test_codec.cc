@@ -1,0 +1,159 @@
+#include "codec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+namespace erails {
+namespace {
+
+// Aligned, owned storage for n chunks of one size.
+class Stripe {
+ public:
+  Stripe(int n, unsigned chunk_size) : chunk_size_(chunk_size), chunks_(n) {
+    for (auto& c : chunks_)
+      c = static_cast<char*>(std::aligned_alloc(64, std::max(chunk_size, 64u)));
+  }
+  ~Stripe() {
+    for (char* c : chunks_) std::free(c);
+  }
+  char** data() { return chunks_.data(); }
+  char* operator[](int i) { return chunks_[i]; }
+  int size() const { return static_cast<int>(chunks_.size()); }
+  unsigned chunk_size() const { return chunk_size_; }
+
+ private:
+  unsigned chunk_size_;
+  std::vector<char*> chunks_;
+};
+
+std::unique_ptr<Codec> make_codec(ProfileMap map) {
+  Profile profile;
+  auto error = parse_profile(map, &profile);
+  EXPECT_FALSE(error) << error->message();
+  std::string message;
+  auto codec = Codec::create(profile, &message);
+  EXPECT_TRUE(codec) << message;
+  return codec;
+}
+
+void fill_random(Stripe& stripe, int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (int i = 0; i < count; ++i)
+    for (unsigned b = 0; b < stripe.chunk_size(); ++b) stripe[i][b] = static_cast<char>(rng());
+}
+
+// Every way of choosing `size` ids out of n, in lexicographic order.
+std::vector<std::vector<int>> subsets(int n, int size) {
+  std::vector<std::vector<int>> out;
+  std::vector<bool> pick(n, false);
+  std::fill(pick.begin(), pick.begin() + size, true);
+  do {
+    std::vector<int> ids;
+    for (int i = 0; i < n; ++i)
+      if (pick[i]) ids.push_back(i);
+    out.push_back(ids);
+  } while (std::prev_permutation(pick.begin(), pick.end()));
+  return out;
+}
+
+struct CodeCase {
+  int k, m;
+  std::string technique;
+  int w;
+  int packetsize;
+};
+
+std::string case_name(const ::testing::TestParamInfo<CodeCase>& info) {
+  const CodeCase& c = info.param;
+  return c.technique + "_k" + std::to_string(c.k) + "_m" + std::to_string(c.m) + "_w" +
+         std::to_string(c.w);
+}
+
+class EveryErasure : public ::testing::TestWithParam<CodeCase> {};
+
+TEST_P(EveryErasure, DecodesEveryPatternOfUpToMLostChunks) {
+  const CodeCase& c = GetParam();
+  ProfileMap map = {{"k", std::to_string(c.k)}, {"m", std::to_string(c.m)},
+                    {"technique", c.technique}, {"w", std::to_string(c.w)}};
+  if (c.packetsize) map["packetsize"] = std::to_string(c.packetsize);
+  auto codec = make_codec(map);
+  ASSERT_TRUE(codec);
+  const int n = c.k + c.m;
+  // An object whose size is not a multiple of anything, as objects in a pool are.
+  const unsigned chunk = codec->chunk_size(3 * codec->alignment() * c.k + 17);
+  ASSERT_EQ(chunk % codec->alignment(), 0u);
+  Stripe original(n, chunk);
+  fill_random(original, c.k, 1234 + c.k * 31 + c.m);
+  codec->encode(original.data(), original.data() + c.k, chunk);
+
+  for (int lost = 1; lost <= c.m; ++lost) {
+    for (const auto& erased : subsets(n, lost)) {
+      Stripe work(n, chunk);
+      for (int i = 0; i < n; ++i) std::memcpy(work[i], original[i], chunk);
+      for (int id : erased) std::memset(work[id], 0xA5, chunk);
+      ASSERT_TRUE(codec->decode(erased, work.data(), work.data() + c.k, chunk));
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(std::memcmp(work[i], original[i], chunk), 0)
+            << "chunk " << i << " wrong after losing " << ::testing::PrintToString(erased);
+    }
+  }
+  std::vector<int> too_many;
+  for (int i = 0; i <= c.m; ++i) too_many.push_back(i);
+  Stripe work(n, chunk);
+  EXPECT_FALSE(codec->decode(too_many, work.data(), work.data() + c.k, chunk));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Grid, EveryErasure,
+    ::testing::Values(CodeCase{1, 1, "reed_sol_van", 8, 0}, CodeCase{1, 3, "reed_sol_van", 8, 0},
+                      CodeCase{2, 1, "reed_sol_van", 8, 0}, CodeCase{2, 2, "reed_sol_van", 8, 0},
+                      CodeCase{3, 3, "reed_sol_van", 8, 0}, CodeCase{4, 2, "reed_sol_van", 8, 0},
+                      CodeCase{5, 5, "reed_sol_van", 8, 0}, CodeCase{6, 4, "reed_sol_van", 8, 0},
+                      CodeCase{8, 3, "reed_sol_van", 8, 0}, CodeCase{4, 3, "reed_sol_van", 16, 0},
+                      CodeCase{3, 2, "reed_sol_van", 32, 0}, CodeCase{1, 2, "cauchy_good", 8, 64},
+                      CodeCase{2, 2, "cauchy_orig", 8, 64}, CodeCase{4, 2, "cauchy_orig", 8, 2048},
+                      CodeCase{3, 3, "cauchy_good", 8, 64}, CodeCase{6, 3, "cauchy_good", 4, 64},
+                      CodeCase{5, 4, "cauchy_good", 5, 32}, CodeCase{4, 4, "cauchy_orig", 16, 8}),
+    case_name);
+
+TEST(Codec, ChunkSizeCoversTheObjectAndIsAligned) {
+  auto rs = make_codec({{"k", "4"}, {"m", "2"}});
+  EXPECT_EQ(rs->alignment(), 64u);
+  EXPECT_EQ(rs->chunk_size(0), 0u);
+  EXPECT_EQ(rs->chunk_size(1), 64u);
+  EXPECT_EQ(rs->chunk_size(4 * 64), 64u);
+  EXPECT_EQ(rs->chunk_size(4 * 64 + 1), 128u);
+  // The OSD asks for the chunk of a whole stripe (stripe_unit * k): it must come back exactly.
+  EXPECT_EQ(rs->chunk_size(4096 * 4), 4096u);
+  EXPECT_EQ(rs->chunk_size(3 * 4096 * 4), 3 * 4096u);
+
+  auto cauchy = make_codec({{"k", "3"}, {"m", "2"}, {"technique", "cauchy_good"}, {"packetsize", "24"}});
+  EXPECT_EQ(cauchy->alignment(), 192u);  // lcm(64, w * packetsize = 192)
+  EXPECT_EQ(cauchy->chunk_size(1), 192u);
+  EXPECT_EQ(cauchy->chunk_size(3 * 192 + 1), 384u);
+}
+
+TEST(Codec, ReplicationModeStoresFullCopies) {
+  auto codec = make_codec({{"k", "1"}, {"m", "2"}, {"technique", "cauchy_good"}, {"packetsize", "64"}});
+  const unsigned chunk = codec->chunk_size(1000);
+  Stripe s(3, chunk);
+  fill_random(s, 1, 7);
+  codec->encode(s.data(), s.data() + 1, chunk);
+  EXPECT_EQ(std::memcmp(s[0], s[1], chunk), 0);
+  EXPECT_EQ(std::memcmp(s[0], s[2], chunk), 0);
+}
+
+TEST(Codec, RejectsOutOfRangeErasureIds) {
+  auto codec = make_codec({{"k", "2"}, {"m", "2"}});
+  Stripe s(4, 64);
+  EXPECT_FALSE(codec->decode({4}, s.data(), s.data() + 2, 64));
+  EXPECT_FALSE(codec->decode({-1}, s.data(), s.data() + 2, 64));
+  EXPECT_TRUE(codec->decode({}, s.data(), s.data() + 2, 64));
+}
+
+}  // namespace
+}  // namespace erails

@@ -1,0 +1,250 @@
+// erails-ec-bench: encode/decode throughput of Ceph erasure-code plugins, loaded through Ceph's
+// plugin ABI exactly as the OSD loads them, side by side in one run. Rounds alternate between
+// plugins so that noise from other processes falls on all of them alike; the median round counts.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "plugin_host.h"
+
+namespace {
+
+struct PluginSpec {
+  std::string name;
+  std::string directory;
+};
+
+struct Options {
+  std::vector<PluginSpec> plugins;
+  std::string workload = "encode";
+  unsigned size = 1 << 20;
+  unsigned iterations = 200;
+  unsigned rounds = 5;
+  int k = 4;
+  int m = 2;
+  int erasures = -1;  // decode: defaults to m
+  std::string technique = "reed_sol_van";
+  std::map<std::string, std::string> parameters;
+};
+
+void usage(const char* program) {
+  std::fprintf(stderr,
+               "usage: %s [options]\n"
+               "  --plugin NAME=DIR     load libec_NAME.so from DIR (repeat; first is the subject,\n"
+               "                        the others its peers; default erails from the build and\n"
+               "                        jerasure from Ceph's plugin directory)\n"
+               "  --workload W          encode | decode (default encode)\n"
+               "  --size BYTES          object size (default 1048576)\n"
+               "  --iterations N        operations per round (default 200)\n"
+               "  --rounds N            alternating rounds per plugin, median reported (default 5)\n"
+               "  -k K -m M             code geometry (default 4 and 2)\n"
+               "  --erasures E          chunks lost before each decode, 0..m (default m)\n"
+               "  --technique T         reed_sol_van | cauchy_orig | cauchy_good (default reed_sol_van)\n"
+               "  --parameter KEY=VAL   extra profile key for every plugin (w, packetsize, ...)\n",
+               program);
+}
+
+bool parse_unsigned(const char* text, unsigned* out) {
+  char* end = nullptr;
+  unsigned long value = std::strtoul(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || value == 0 || value > 0xffffffffUL) return false;
+  *out = static_cast<unsigned>(value);
+  return true;
+}
+
+bool split_pair(const std::string& text, std::string* key, std::string* value) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  *key = text.substr(0, eq);
+  *value = text.substr(eq + 1);
+  return true;
+}
+
+// Returns an error message, or "" when the options are complete and consistent.
+std::string parse_options(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* value = nullptr;
+    if (arg == "--help" || arg == "-h") {
+      usage(argv[0]);
+      std::exit(0);
+    }
+    if (!(value = next())) return arg + " needs a value";
+    unsigned number = 0;
+    std::string key, val;
+    if (arg == "--plugin") {
+      if (!split_pair(value, &key, &val)) return "--plugin takes NAME=DIR, got '" + std::string(value) + "'";
+      o->plugins.push_back({key, val});
+    } else if (arg == "--workload") {
+      o->workload = value;
+      if (o->workload != "encode" && o->workload != "decode")
+        return "--workload takes encode or decode, got '" + o->workload + "'";
+    } else if (arg == "--size" || arg == "--iterations" || arg == "--rounds" || arg == "-k" ||
+               arg == "-m" || arg == "--erasures") {
+      if (arg == "--erasures" && std::strcmp(value, "0") == 0) {
+        o->erasures = 0;
+        continue;
+      }
+      if (!parse_unsigned(value, &number)) return arg + " takes a positive integer, got '" + value + "'";
+      if (arg == "--size") o->size = number;
+      if (arg == "--iterations") o->iterations = number;
+      if (arg == "--rounds") o->rounds = number;
+      if (arg == "-k") o->k = static_cast<int>(number);
+      if (arg == "-m") o->m = static_cast<int>(number);
+      if (arg == "--erasures") o->erasures = static_cast<int>(number);
+    } else if (arg == "--technique") {
+      o->technique = value;
+    } else if (arg == "--parameter") {
+      if (!split_pair(value, &key, &val)) return "--parameter takes KEY=VALUE, got '" + std::string(value) + "'";
+      o->parameters[key] = val;
+    } else {
+      return "unknown option " + arg;
+    }
+  }
+  if (o->plugins.empty()) {
+    o->plugins = {{"erails", ERAILS_PLUGIN_DIR}, {"jerasure", CEPH_PLUGIN_DIR}};
+  }
+  if (o->erasures < 0) o->erasures = o->m;
+  if (o->erasures > o->m) return "--erasures must be between 0 and m=" + std::to_string(o->m);
+  return "";
+}
+
+struct Result {
+  std::string plugin;
+  double mb_per_s = 0;  // median round, MB = 10^6 bytes of object data
+  unsigned chunk_size = 0;
+};
+
+class Subject {
+ public:
+  Subject(const PluginSpec& spec, const Options& o) : spec_(spec), options_(o) {}
+
+  // Returns "" on success, else why the plugin could not be prepared.
+  std::string prepare(const ceph::bufferlist& object) {
+    ceph::ErasureCodeProfile profile = options_.parameters;
+    profile["plugin"] = spec_.name;
+    profile["k"] = std::to_string(options_.k);
+    profile["m"] = std::to_string(options_.m);
+    profile["technique"] = options_.technique;
+    std::ostringstream err;
+    int r = ceph_abi::make_erasure_code(spec_.directory, spec_.name, profile, &ec_, &err);
+    if (r != 0) return spec_.name + ": " + err.str() + " (" + std::to_string(r) + ")";
+    n_ = static_cast<int>(ec_->get_chunk_count());
+    for (int i = 0; i < n_; ++i) all_.insert(i);
+    if (ec_->encode(all_, object, &encoded_) != 0) return spec_.name + ": encode failed";
+    // The worst case for a systematic code: the lost chunks are data chunks.
+    survivors_ = encoded_;
+    for (int i = 0; i < options_.erasures; ++i) survivors_.erase(i);
+    return "";
+  }
+
+  unsigned chunk_size() const { return encoded_.begin()->second.length(); }
+
+  // One round of `iterations` operations; returns MB/s, or a negative value on failure.
+  double round(const ceph::bufferlist& object) {
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned i = 0; i < options_.iterations; ++i) {
+      int r;
+      if (options_.workload == "encode") {
+        std::map<int, ceph::bufferlist> encoded;
+        r = ec_->encode(all_, object, &encoded);
+      } else {
+        std::map<int, ceph::bufferlist> decoded;
+        r = ec_->decode(all_, survivors_, &decoded, static_cast<int>(chunk_size()));
+      }
+      if (r != 0) return -1;
+    }
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    return static_cast<double>(options_.size) * options_.iterations / elapsed.count() / 1e6;
+  }
+
+  // Decoding must give back the chunks that encode made, or the figures mean nothing.
+  bool verify() {
+    std::map<int, ceph::bufferlist> decoded;
+    if (ec_->decode(all_, survivors_, &decoded, static_cast<int>(chunk_size())) != 0) return false;
+    for (int i = 0; i < n_; ++i)
+      if (!decoded[i].contents_equal(encoded_[i])) return false;
+    return true;
+  }
+
+ private:
+  PluginSpec spec_;
+  const Options& options_;
+  ceph::ErasureCodeInterfaceRef ec_;
+  int n_ = 0;
+  std::set<int> all_;
+  std::map<int, ceph::bufferlist> encoded_;
+  std::map<int, ceph::bufferlist> survivors_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  std::string error = parse_options(argc, argv, &options);
+  if (!error.empty()) {
+    std::fprintf(stderr, "erails-ec-bench: %s\n", error.c_str());
+    usage(argv[0]);
+    return 2;
+  }
+  if (int r = ceph_abi::ensure_ceph_context(); r != 0) {
+    std::fprintf(stderr, "erails-ec-bench: cannot create a CephContext for stock plugins (%d)\n", r);
+    return 1;
+  }
+
+  std::mt19937 rng(42);
+  std::string bytes(options.size, '\0');
+  for (auto& b : bytes) b = static_cast<char>(rng());
+  ceph::bufferlist object;
+  object.append(bytes.data(), bytes.size());
+
+  std::vector<Subject> subjects;
+  for (const auto& spec : options.plugins) {
+    subjects.emplace_back(spec, options);
+    error = subjects.back().prepare(object);
+    if (error.empty() && !subjects.back().verify()) error = spec.name + ": decode did not reproduce the encoded chunks";
+    if (!error.empty()) {
+      std::fprintf(stderr, "erails-ec-bench: %s\n", error.c_str());
+      return 1;
+    }
+  }
+
+  std::vector<std::vector<double>> rounds(subjects.size());
+  for (unsigned r = 0; r < options.rounds; ++r) {
+    for (size_t s = 0; s < subjects.size(); ++s) {
+      double mbps = subjects[s].round(object);
+      if (mbps < 0) {
+        std::fprintf(stderr, "erails-ec-bench: %s failed during the %s workload\n",
+                     options.plugins[s].name.c_str(), options.workload.c_str());
+        return 1;
+      }
+      rounds[s].push_back(mbps);
+    }
+  }
+
+  std::printf("workload=%s k=%d m=%d technique=%s size=%u erasures=%d iterations=%u rounds=%u\n",
+              options.workload.c_str(), options.k, options.m, options.technique.c_str(),
+              options.size, options.workload == "decode" ? options.erasures : 0,
+              options.iterations, options.rounds);
+  std::vector<double> medians;
+  for (size_t s = 0; s < subjects.size(); ++s) {
+    auto& values = rounds[s];
+    std::sort(values.begin(), values.end());
+    medians.push_back(values[values.size() / 2]);
+    std::printf("plugin=%s chunk_size=%u MB/s=%.1f\n", options.plugins[s].name.c_str(),
+                subjects[s].chunk_size(), medians.back());
+  }
+  for (size_t s = 1; s < subjects.size(); ++s)
+    std::printf("ratio %s/%s=%.3f\n", options.plugins[0].name.c_str(),
+                options.plugins[s].name.c_str(), medians[0] / medians[s]);
+  return 0;
+}

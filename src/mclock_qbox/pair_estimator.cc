@@ -28,13 +28,16 @@ std::optional<CostPair> PairEstimator::estimate() const {
   return CostPair{*sequential_, *random_};
 }
 
-void PairEstimator::blend(std::optional<Seconds>& current, Seconds sample) const {
+void PairEstimator::blend(std::optional<Seconds>& current, std::optional<Seconds>& previous_sample,
+                          Seconds sample) const {
   if (!current) {
     current = sample;
-    return;
+  } else {
+    const double jump =
+        previous_sample ? std::fabs(sample - *previous_sample) / *previous_sample : 0.0;
+    *current += config_.gain / (1.0 + jump) * (sample - *current);
   }
-  const double distance = std::fabs(sample - *current) / *current;
-  *current += config_.gain / (1.0 + distance) * (sample - *current);
+  previous_sample = sample;
 }
 
 PairEstimator::Update PairEstimator::add_window(const Window& window) {
@@ -42,7 +45,11 @@ PairEstimator::Update PairEstimator::add_window(const Window& window) {
 
   Update used = Update::none;
   if (const auto sample = single_class(window)) {
-    blend(sample->access == Access::sequential ? sequential_ : random_, sample->cost);
+    if (sample->access == Access::sequential) {
+      blend(sequential_, last_sequential_sample_, sample->cost);
+    } else {
+      blend(random_, last_random_sample_, sample->cost);
+    }
     used = Update::single_class;
   } else {
     // The median of the valid intersections, not their mean: a pair of windows with nearly the
@@ -60,8 +67,8 @@ PairEstimator::Update PairEstimator::add_window(const Window& window) {
       }
     }
     if (valid > 0) {
-      blend(sequential_, median(sequential_samples.data(), valid));
-      blend(random_, median(random_samples.data(), valid));
+      blend(sequential_, last_sequential_sample_, median(sequential_samples.data(), valid));
+      blend(random_, last_random_sample_, median(random_samples.data(), valid));
       used = Update::intersections;
     } else if (const auto current = estimate()) {
       // With no earlier window the estimate's ratio is read off the new window itself.
@@ -69,8 +76,8 @@ PairEstimator::Update PairEstimator::add_window(const Window& window) {
           history_.empty() ? window
                            : history_[(next_slot_ + history_.size() - 1) % history_.size()];
       if (const auto point = project(*current, previous, window)) {
-        blend(sequential_, point->sequential);
-        blend(random_, point->random);
+        blend(sequential_, last_sequential_sample_, point->sequential);
+        blend(random_, last_random_sample_, point->random);
         used = Update::projection;
       }
     }

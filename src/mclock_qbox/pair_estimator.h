@@ -17,9 +17,11 @@ namespace qbox {
 
 struct PairEstimatorConfig {
   std::size_t history = 10;  // earlier windows each new one is intersected with (3.3.3 uses 10)
-  // Weight of one sample in the moving estimate, before the distance discount: a sample d times
-  // the current estimate away gets gain / (1 + d), so outliers move the estimate little while a
-  // real cost shift, seen in every window, still pulls it over in tens of windows.
+  // Weight of one sample in the moving estimate, discounted by how far the sample jumped from the
+  // previous sample (thesis 3.3.3 weights each estimate by its distance): a sample a relative
+  // distance j away from the last one gets gain / (1 + j). A lone outlier moves the estimate
+  // little; a real cost shift, seen consistently window after window, gets the full gain and is
+  // followed within a few dozen windows however large it is.
   double gain = 0.1;
   SolverLimits limits;
 };
@@ -38,8 +40,8 @@ class PairEstimator {
 
   // Blends externally solved samples (e.g., the joint write solve) into the moving estimate.
   void blend_sample(std::optional<Seconds> sequential, std::optional<Seconds> random) {
-    if (sequential) blend(sequential_, *sequential);
-    if (random) blend(random_, *random);
+    if (sequential) blend(sequential_, last_sequential_sample_, *sequential);
+    if (random) blend(random_, last_random_sample_, *random);
   }
 
   std::optional<Seconds> sequential() const { return sequential_; }
@@ -48,13 +50,16 @@ class PairEstimator {
   std::optional<CostPair> estimate() const;
 
  private:
-  void blend(std::optional<Seconds>& current, Seconds sample) const;
+  void blend(std::optional<Seconds>& current, std::optional<Seconds>& previous_sample,
+             Seconds sample) const;
 
   PairEstimatorConfig config_;
   std::vector<Window> history_;  // ring of the last config_.history informative windows
   std::size_t next_slot_ = 0;
   std::optional<Seconds> sequential_;
   std::optional<Seconds> random_;
+  std::optional<Seconds> last_sequential_sample_;
+  std::optional<Seconds> last_random_sample_;
 };
 
 }  // namespace qbox

@@ -29,27 +29,43 @@ def create_osds(cluster, uuids):
 
 
 def cluster_state(cluster):
-    """Returns (osds up, osds in, pgs total, pgs active+clean) from one `status` call."""
+    """Returns (osds up, osds in, PGs the pools define, PGs active+clean in the mgr's report).
+
+    The PG count comes from the OSD map rather than the mgr's report, so that a pool the mgr has
+    not heard of yet still counts as not clean.
+    """
     status, _ = mon_command(cluster, "status")
-    osdmap = status["osdmap"]
-    pgmap = status["pgmap"]
-    clean = sum(s["count"] for s in pgmap.get("pgs_by_state", [])
+    osd_dump, _ = mon_command(cluster, "osd dump")
+    defined = sum(pool["pg_num"] for pool in osd_dump["pools"])
+    clean = sum(s["count"] for s in status["pgmap"].get("pgs_by_state", [])
                 if s["state_name"] == "active+clean")
-    return osdmap["num_up_osds"], osdmap["num_in_osds"], pgmap["num_pgs"], clean
+    osdmap = status["osdmap"]
+    return osdmap["num_up_osds"], osdmap["num_in_osds"], defined, clean
 
 
-def wait_healthy(cluster, osds, timeout, out=sys.stdout):
-    """Waits until `osds` OSDs are up and in and every PG is active+clean; False on timeout."""
+def wait_healthy(cluster, osds, timeout, settle=2.0, out=sys.stdout):
+    """Waits until `osds` OSDs are up and in and every PG is active+clean; False on timeout.
+
+    The mgr's PG report lags the OSD map by up to mgr_stats_period (1 s in start.sh's clusters):
+    just after an OSD restart it can still say clean. The state must therefore hold for `settle`
+    seconds before it counts.
+    """
     deadline = time.monotonic() + timeout
+    healthy_since = None
     while True:
         up, inn, pgs, clean = cluster_state(cluster)
+        now = time.monotonic()
         if up >= osds and inn >= osds and clean == pgs:
-            return True
-        if time.monotonic() >= deadline:
+            healthy_since = healthy_since or now
+            if now - healthy_since >= settle:
+                return True
+        else:
+            healthy_since = None
+        if now >= deadline:
             print(f"timed out after {timeout}s: {up}/{osds} OSDs up, {inn} in, "
                   f"{clean}/{pgs} PGs active+clean", file=out)
             return False
-        time.sleep(0.5)
+        time.sleep(0.25)
 
 
 def main(argv):

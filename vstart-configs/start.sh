@@ -149,6 +149,8 @@ mon_data_avail_crit = 1
 # Set-up and test steps wait for each map change; a tenth of the default batching delay keeps
 # them short on a single-monitor cluster that has no peers to batch for.
 paxos_propose_interval = 0.1
+# PG states reach the mgr once per period; waiting for active+clean is only as fresh as that.
+mgr_stats_period = 1
 
 [client]
 keyring = $d/keyring
@@ -184,6 +186,10 @@ osd_check_max_object_name_len_on_startup = false
 # Each op shard opens and closes the block device at start-up (~0.3 s each here) and owns a
 # thread; two shards suit a 2-core machine and halve OSD start time.
 osd_op_num_shards = 2
+# Files report rotational, so the HDD recovery throttle (a 0.1 s sleep per recovery op) would
+# apply; it makes recovery after an OSD restart take minutes on a cluster that has no disk to spare.
+osd_recovery_sleep_hdd = 0
+osd_recovery_max_active_hdd = 8
 EOF
     local i
     for ((i = 0; i < osds; i++)); do

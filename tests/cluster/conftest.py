@@ -1,0 +1,122 @@
+"""One real cluster per pytest session, and the codecs the tests run against it.
+
+Run with Debian's interpreter: /usr/bin/python3 -m pytest tests/cluster [options]. The short
+version is the default; --full (or ERAILS_CLUSTER_FULL=1) adds more k/m, sizes and run time.
+"""
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from ceph_cluster import CephCluster
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("erails cluster")
+    group.addoption("--plugin-dir", default=os.environ.get("ERAILS_PLUGIN_DIR", ""),
+                    help="directory holding libec_erails.so, e.g. <build>/erasure-code; the erails "
+                         "tests skip when it holds no erails plugin (env ERAILS_PLUGIN_DIR)")
+    group.addoption("--cluster-dir", default=os.environ.get("ERAILS_TEST_CLUSTER_DIR", ""),
+                    help="where the test cluster lives (wiped at start); default a new temporary "
+                         "directory (env ERAILS_TEST_CLUSTER_DIR)")
+    group.addoption("--port-base", type=int,
+                    default=int(os.environ.get("ERAILS_TEST_PORT_BASE", "17500")),
+                    help="first port of the test cluster; differs from start.sh's default so a "
+                         "demo cluster can keep running (env ERAILS_TEST_PORT_BASE)")
+    group.addoption("--osds", type=int, default=6, help="OSDs in the test cluster")
+    group.addoption("--full", action="store_true",
+                    default=os.environ.get("ERAILS_CLUSTER_FULL", "") == "1",
+                    help="run the long version (env ERAILS_CLUSTER_FULL=1)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "full: only in the long version (--full)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--full"):
+        return
+    skip = pytest.mark.skip(reason="long version only: pass --full or set ERAILS_CLUSTER_FULL=1")
+    for item in items:
+        if "full" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def full(request):
+    return request.config.getoption("--full")
+
+
+@pytest.fixture(scope="session")
+def plugin_dir(request):
+    value = request.config.getoption("--plugin-dir")
+    return Path(value).resolve() if value else None
+
+
+@pytest.fixture(scope="session")
+def cluster(request, plugin_dir):
+    """Starts a fresh cluster for the session and stops it, by pid, when the session ends.
+
+    The directory is removed afterwards unless a test failed, so that its logs can be read.
+    """
+    option = request.config.getoption("--cluster-dir")
+    directory = Path(option) if option else Path(tempfile.mkdtemp(prefix="erails-cluster-"))
+    handle = CephCluster.start(directory, request.config.getoption("--osds"),
+                               request.config.getoption("--port-base"), plugin_dir)
+    yield handle
+    handle.stop()
+    if request.session.testsfailed:
+        print(f"\ncluster logs kept in {directory}/log", file=sys.stderr)
+    else:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+# Codecs: the same tests run against stock jerasure (the reference) and erails.
+
+CODECS = ["jerasure", "erails"]
+
+
+def codec_profile(codec, k, m, **extra):
+    """The erasure-code profile that selects `codec` with k data and m coding chunks."""
+    profile = {"plugin": codec, "k": k, "m": m, "technique": "reed_sol_van",
+               "crush-failure-domain": "host"}
+    profile.update(extra)
+    return profile
+
+
+def require_codec(cluster, name):
+    """Skips the calling test, saying why, when the cluster cannot load plugin `name`."""
+    if name not in cluster.plugins():
+        pytest.skip(f"libec_{name}.so is not in the cluster's erasure_code_dir: build it and pass "
+                    f"--plugin-dir <build>/erasure-code")
+
+
+@pytest.fixture(params=CODECS)
+def codec(request, cluster):
+    require_codec(cluster, request.param)
+    return request.param
+
+
+_serial = itertools.count()
+
+
+@pytest.fixture
+def ec_pool(cluster):
+    """Factory: creates a profile and pool for (codec, k, m); deletes them after the test."""
+    made = []
+
+    def make(codec, k, m, pg_num=8, **extra):
+        name = f"{codec}-{k}-{m}-{next(_serial)}"
+        cluster.set_profile(name, codec_profile(codec, k, m, **extra))
+        cluster.create_ec_pool(name, name, pg_num=pg_num)
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        cluster.delete_pool(name)
+        cluster.command("osd erasure-code-profile rm", name=name)

@@ -1,0 +1,51 @@
+"""No acknowledged write is lost when OSDs are killed with SIGKILL under a write load."""
+import time
+
+import pytest
+
+from ack_workload import AckWorkload, verify_acked
+
+
+def kill_and_restart(cluster, workload, osd, down_seconds):
+    """SIGKILLs `osd`, keeps it down `down_seconds` while writes go on, restarts it; asserts that
+    writes were acknowledged while it was down (the pool keeps serving degraded)."""
+    cluster.kill_osd(osd)
+    cluster.wait_osd(osd, up=False)
+    down_at = time.monotonic()
+    time.sleep(down_seconds)
+    acked_while_down = workload.acks_between(down_at, time.monotonic())
+    cluster.start_osd(osd)
+    cluster.wait_osd(osd, up=True)
+    assert acked_while_down > 0, f"no write was acknowledged while osd.{osd} was down"
+
+
+def run_durability(cluster, pool, victims, phase_seconds, max_size):
+    workload = AckWorkload(cluster.rados, pool, max_size=max_size).start()
+    try:
+        time.sleep(phase_seconds)
+        for osd in victims:
+            kill_and_restart(cluster, workload, osd, phase_seconds)
+            time.sleep(phase_seconds)
+    finally:
+        workload.stop()
+    assert len(workload.acked) > 0, "the workload never got an acknowledgement"
+
+    cluster.wait_healthy(timeout=300)
+    wrong = verify_acked(cluster.rados, pool, workload.acked)
+    assert not wrong, f"{len(wrong)} of {len(workload.acked)} acknowledged objects lost or " \
+                      f"corrupted, e.g. {wrong[:5]}"
+
+
+def test_acked_writes_survive_two_osd_kills(cluster, codec, ec_pool, full):
+    pool = ec_pool(codec, 4, 2)
+    # Two different OSDs, so recovery of the first is exercised while the second goes down later.
+    victims = cluster.acting_osds(pool, "probe")[:2]
+    run_durability(cluster, pool, victims, phase_seconds=10 if full else 3,
+                   max_size=4 << 20 if full else 256 << 10)
+
+
+@pytest.mark.full
+def test_acked_writes_survive_killing_the_same_osd_twice(cluster, codec, ec_pool):
+    pool = ec_pool(codec, 2, 1)
+    osd = cluster.acting_osds(pool, "probe")[0]
+    run_durability(cluster, pool, [osd, osd], phase_seconds=10, max_size=1 << 20)

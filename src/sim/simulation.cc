@@ -101,10 +101,8 @@ class Simulation {
       objects += c.streams[s].objects;
       if (c.streams[s].kind == StreamKind::kTrace) streams_[s].trace = &traces.at(c.streams[s].trace);
     }
-    acked_.assign(objects, 0);
-    next_version_.assign(objects, 0);
-    on_device_.assign(objects * n_, 0);
-    held_version_.assign(objects * n_, 0);
+    versions_.assign(objects, ObjectVersions{});
+    shards_.assign(objects * n_, ShardVersions{});
     for (int i = 0; i < c.k; ++i) data_shards_.push_back(i);
     for (int i = 0; i < n_; ++i) all_shards_.push_back(i);
   }
@@ -221,9 +219,9 @@ class Simulation {
   void issue(uint32_t stream, bool is_read, uint64_t object, uint32_t bytes) {
     const auto shard_bytes = static_cast<uint32_t>((bytes + c_.k - 1) / c_.k);
     if (is_read) {
-      read(new_request({stream, true, object, acked_[object], shard_bytes, bytes, 0, now()}));
+      read(new_request({stream, true, object, versions_[object].acked, shard_bytes, bytes, 0, now()}));
     } else {
-      write(new_request({stream, false, object, ++next_version_[object], shard_bytes, bytes, n_, now()}));
+      write(new_request({stream, false, object, ++versions_[object].next, shard_bytes, bytes, n_, now()}));
     }
     outstanding_requests_++;
   }
@@ -244,7 +242,7 @@ class Simulation {
       result_.write_latency.add(latency);
       tr.writes++;
       tr.write_bytes += r.bytes;
-      acked_[r.object] = std::max(acked_[r.object], r.version);
+      versions_[r.object].acked = std::max(versions_[r.object].acked, r.version);
     }
     result_.client_end = now();
     if (c_.streams[r.stream].kind == StreamKind::kClosed) issue_from_stream(r.stream);
@@ -280,11 +278,11 @@ class Simulation {
 
   void read_shard(uint64_t id, int shard) {
     const Request& r = requests_[id];
-    const size_t slot = r.object * n_ + shard;
-    if (std::max(held_version_[slot], on_device_[slot]) < r.version)
+    const ShardVersions& slot = shards_[r.object * n_ + shard];
+    if (std::max(slot.held, slot.on_device) < r.version)
       violation("read of object " + std::to_string(r.object) + " shard " + std::to_string(shard) +
                 " would miss acknowledged version " + std::to_string(r.version));
-    if (held_version_[slot] > on_device_[slot]) {
+    if (slot.held > slot.on_device) {
       // The newest data of this shard is still held in the OSD's memory: no device read.
       result_.memory_reads++;
       events_.schedule(now(), kShardRead, 0, id);
@@ -342,7 +340,7 @@ class Simulation {
 
   void written_to_device(uint64_t id, int shard) {
     const Request& r = requests_[id];
-    uint32_t& v = on_device_[r.object * n_ + shard];
+    uint32_t& v = shards_[r.object * n_ + shard].on_device;
     v = std::max(v, r.version);
     shard_done(id);
   }
@@ -375,7 +373,7 @@ class Simulation {
   void journaled(uint64_t id, int shard) {
     const Request& r = requests_[id];
     const int osd_id = osd_of(r.object, shard);
-    uint32_t& v = held_version_[r.object * n_ + shard];
+    uint32_t& v = shards_[r.object * n_ + shard].held;
     v = std::max(v, r.version);
     osds_[osd_id].to_apply.push_back({r.object, r.version, r.shard_bytes, shard});
     held_writes_++;
@@ -415,7 +413,7 @@ class Simulation {
     const HeldWrite w = flights_[flight];
     free_flights_.push_back(flight);
     Osd& osd = osds_[osd_id];
-    uint32_t& v = on_device_[w.object * n_ + w.shard];
+    uint32_t& v = shards_[w.object * n_ + w.shard].on_device;
     v = std::max(v, w.version);
     osd.applying--;
     osd.held_bytes -= w.bytes;
@@ -450,11 +448,12 @@ class Simulation {
     }
     if (!quiescent())
       violation("held writes or requests still pending after drain_limit; raise [sim] drain_limit");
-    for (uint64_t o = 0; o < acked_.size(); ++o)
+    for (uint64_t o = 0; o < versions_.size(); ++o)
       for (int s = 0; s < n_; ++s)
-        if (on_device_[o * n_ + s] < acked_[o]) {
+        if (shards_[o * n_ + s].on_device < versions_[o].acked) {
           violation("acknowledged write lost: object " + std::to_string(o) + " shard " + std::to_string(s) +
-                    " has version " + std::to_string(on_device_[o * n_ + s]) + " < " + std::to_string(acked_[o]));
+                    " has version " + std::to_string(shards_[o * n_ + s].on_device) + " < " +
+                    std::to_string(versions_[o].acked));
         }
   }
 
@@ -470,7 +469,17 @@ class Simulation {
   std::vector<uint64_t> free_requests_;
   std::vector<HeldWrite> flights_;
   std::vector<uint64_t> free_flights_;
-  std::vector<uint32_t> acked_, next_version_, on_device_, held_version_;
+  // Versions live side by side so that one cache miss fetches what an access needs.
+  struct ObjectVersions {
+    uint32_t acked = 0;  // newest version acknowledged to a client
+    uint32_t next = 0;   // last version handed to a writer
+  };
+  struct ShardVersions {
+    uint32_t on_device = 0;  // newest version on the shard's data device
+    uint32_t held = 0;       // newest version journaled (held or applied)
+  };
+  std::vector<ObjectVersions> versions_;
+  std::vector<ShardVersions> shards_;
   std::vector<int> data_shards_, all_shards_, chosen_;
   std::vector<int> wanted_one_ = {0};
   uint64_t outstanding_requests_ = 0;

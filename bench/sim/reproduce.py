@@ -1,0 +1,293 @@
+#!/usr/bin/python3
+"""Reproduce the thesis' Rails/eRails results in the simulator, one command per experiment.
+
+    /usr/bin/python3 bench/sim/reproduce.py EXPERIMENT [--sim PATH] [--work DIR]
+
+EXPERIMENT is rails, trace, erails, write_vs_m, speed or all. Each writes
+bench/sim/results/EXPERIMENT.csv (plus EXPERIMENT_*.csv details) and prints a table. The configs it
+runs are written next to the raw outputs in --work (default /tmp/erails-sim-repro), so every number
+can be traced to the exact input. Device parameters come from src/sim/configs/devices, where each
+value names the thesis figure it was calibrated against. Standard library only.
+"""
+import argparse
+import csv
+import os
+import pathlib
+import random
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "sim" / "results"
+DEVICES = ROOT / "src" / "sim" / "configs" / "devices"
+OBJECTS_200GB = 762939  # 256 KB objects covering the first 200 GB, the range of fig. 4.3b
+
+
+def run_sim(sim, work, name, text):
+    """Writes the config, runs erails-sim, returns (summary dict, timeline rows, (wall, cpu) seconds)."""
+    work.mkdir(parents=True, exist_ok=True)
+    conf = work / f"{name}.conf"
+    conf.write_text(text)
+    start = time.perf_counter()
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sim, str(conf), "--out", str(work / name)], capture_output=True, text=True)
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = (time.perf_counter() - start,
+            cpu_after.ru_utime - cpu_before.ru_utime + cpu_after.ru_stime - cpu_before.ru_stime)
+    if proc.returncode != 0:
+        sys.exit(f"{name}: erails-sim exited {proc.returncode}\n{proc.stdout}{proc.stderr}")
+    with open(work / f"{name}.summary.csv") as f:
+        summary = next(csv.DictReader(f))
+    with open(work / f"{name}.timeline.csv") as f:
+        timeline = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    return summary, timeline, wall
+
+
+def header(policy, duration, seed=1):
+    return (f"include = {DEVICES}/intel510_drive_b.conf\ninclude = {DEVICES}/nvme_journal.conf\n"
+            f"[sim]\nseed = {seed}\nduration = {duration}\npolicy = {policy}\n")
+
+
+def percentile(values, q):
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, int(q * len(s) + 0.5) - 1))]
+
+
+def steady(timeline, skip, end):
+    """Per-second rows of the steady part: after `skip` seconds, before the clients stop at `end`."""
+    return [r for r in timeline if skip <= r["time"] < end - 1]
+
+
+def fmt(v, digits=3):
+    return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
+
+
+def write_table(name, rows, columns):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with open(RESULTS / f"{name}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: fmt(r[c], 6) if isinstance(r[c], float) else r[c] for c in columns})
+    widths = [max(len(c), *(len(fmt(r[c])) for r in rows)) for c in columns]
+    print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
+    for r in rows:
+        print("  ".join(fmt(r[c]).rjust(w) for c, w in zip(columns, widths)))
+    print(f"-> {RESULTS / (name + '.csv')}\n")
+
+
+def latency_columns(summary):
+    return {q: float(summary[f"read_{q}"]) * 1e3 for q in ("p50", "p99", "p99.9", "p99.99")}
+
+
+# ---- figs. 4.3, 4.11-4.13: Rails with replication on 2 and 3 drives ----
+
+def rails_streams(objects, reads=True, writes=True):
+    out = ""
+    if reads:
+        out += (f"[stream read_seq]\npattern = sequential\noutstanding = 4\nobjects = {objects}\n"
+                f"[stream read_rand]\noutstanding = 4\nobjects = {objects}\n")
+    if writes:
+        out += (f"[stream write_seq]\npattern = sequential\nread_fraction = 0\noutstanding = 1\nobjects = {objects}\n"
+                f"[stream write_rand]\nread_fraction = 0\noutstanding = 1\nobjects = {objects}\n")
+    return out
+
+
+def rails(sim, work):
+    duration, frame = 200, 10
+    rows, cdf = [], []
+    for drives in (2, 3):
+        cluster = (f"[cluster]\nk = 1\nm = {drives - 1}\ndata_device = intel510\njournal_device = nvme_journal\n"
+                   f"frame = {frame}\nreaders = {drives - 1}\n")
+        runs = [
+            ("read_only", "rails", "", rails_streams(OBJECTS_200GB, writes=False)),
+            ("none_100MB", "none", "data_device = fresh\n[ssd fresh]\ninitial_footprint = 0\n", rails_streams(400)),
+            ("none", "none", "", rails_streams(OBJECTS_200GB)),
+            ("rails", "rails", "", rails_streams(OBJECTS_200GB)),
+            ("rails_guard1s", "rails", "guard = 1\n", rails_streams(OBJECTS_200GB)),
+        ]
+        level = None
+        for name, policy, extra, streams in runs:
+            text = header(policy, duration) + cluster + extra + streams
+            summary, timeline, _ = run_sim(sim, work / "rails", f"d{drives}_{name}", text)
+            per_second = [r["reads"] for r in steady(timeline, frame, duration)]
+            if level is None:
+                level = sum(per_second) / len(per_second)
+            predictable = sum(1 for v in per_second if v >= 0.9 * level) / len(per_second)
+            rows.append({"drives": drives, "run": name, "read_iops_mean": sum(per_second) / len(per_second),
+                         "read_iops_p5": percentile(per_second, 0.05),
+                         "seconds_at_90pct_read_only": predictable,
+                         **latency_columns(summary),
+                         "read_gc_blocked": float(summary["read_gc_blocked_fraction"]),
+                         "write_iops": float(summary["write_iops"]),
+                         "invariant_violations": int(summary["invariant_violations"])})
+            for i, v in enumerate(sorted(per_second)):
+                cdf.append({"drives": drives, "run": name, "fraction": (i + 1) / len(per_second), "read_iops": v})
+    write_table("rails", rows, ["drives", "run", "read_iops_mean", "read_iops_p5", "seconds_at_90pct_read_only",
+                                "p50", "p99", "p99.9", "p99.99", "read_gc_blocked", "write_iops",
+                                "invariant_violations"])
+    with open(RESULTS / "rails_cdf.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["drives", "run", "fraction", "read_iops"], lineterminator="\n")
+        w.writeheader()
+        w.writerows(cdf)
+
+
+# ---- figs. 4.14-4.15: trace-driven, 2 drives ----
+
+def synthetic_msr_trace(path, seconds, seed):
+    """An MSR-Cambridge-format trace (the real ones cannot be downloaded here): bursts of random
+    reads and writes over 200 GB, 4-256 KB requests, ~60/40 read/write by bytes. Deterministic."""
+    rng = random.Random(seed)
+    t = 128166372000000000  # FILETIME ticks (100 ns), as in the MSR files
+    end = t + int(seconds * 1e7)
+    sizes = [4096, 8192, 16384, 65536, 131072, 262144]
+    lines = []
+    while t < end:
+        burst = rng.random() < 0.3  # 30% of 100 ms slots are busy bursts
+        rate = 2400.0 if burst else 500.0
+        slot_end = t + 1_000_000
+        while t < slot_end:
+            t += max(1, int(rng.expovariate(rate) * 1e7))
+            kind = "Write" if rng.random() < 0.4 else "Read"
+            size = rng.choice(sizes)
+            offset = rng.randrange(0, 200 * 10**9 // 4096) * 4096
+            lines.append(f"{t},stg,0,{kind},{offset},{size},0\n")
+    path.write_text("".join(lines))
+    return len(lines)
+
+
+def trace(sim, work):
+    duration = 120
+    (work / "trace").mkdir(parents=True, exist_ok=True)
+    trace_path = work / "trace" / "synthetic_stg.csv"
+    records = synthetic_msr_trace(trace_path, duration, seed=42)
+    rows = []
+    for name, policy in (("none", "none"), ("rails", "rails"), ("rails_guard1s", "rails")):
+        text = (header(policy, duration) +
+                "[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\nframe = 10\n" +
+                ("guard = 1\n" if name.endswith("guard1s") else "") +
+                f"[stream stg]\nkind = trace\ntrace = {trace_path}\nsize = 65536\nobjects = 3051758\n")
+        summary, _, _ = run_sim(sim, work / "trace", name, text)
+        rows.append({"run": name, "trace_records": records, "reads": int(summary["reads"]),
+                     "writes": int(summary["writes"]),
+                     "read_gc_blocked": float(summary["read_gc_blocked_fraction"]), **latency_columns(summary),
+                     "invariant_violations": int(summary["invariant_violations"])})
+    write_table("trace", rows, ["run", "trace_records", "reads", "writes", "read_gc_blocked", "p50", "p99",
+                                "p99.9", "p99.99", "invariant_violations"])
+
+
+# ---- figs. 5.7-5.8: eRails, k = m = 3 and 5 ----
+
+def erails(sim, work):
+    duration, frame = 100, 10
+    rows = []
+    for k in (3, 5):
+        cluster = (f"[cluster]\nk = {k}\nm = {k}\ndata_device = intel510\njournal_device = nvme_journal\n"
+                   f"frame = {frame}\n")
+        stream = f"[stream mix]\nsize = 131072\noutstanding = {8 * k}\nobjects = {OBJECTS_200GB * 2}\n"
+        runs = [("read_only", "erails", stream + "read_fraction = 1\n"),
+                ("none", "none", stream + "read_fraction = 0.75\n"),
+                ("erails", "erails", stream + "read_fraction = 0.75\n")]
+        level = None
+        for name, policy, streams in runs:
+            summary, timeline, _ = run_sim(sim, work / "erails", f"k{k}_{name}", header(policy, duration) + cluster + streams)
+            per_second = [r["reads"] for r in steady(timeline, frame, duration)]
+            mean = sum(per_second) / len(per_second)
+            if level is None:
+                level = mean
+            rows.append({"k=m": k, "run": name, "read_iops_mean": mean, "read_MBps": mean * 131072 / 1e6,
+                         "read_iops_p5": percentile(per_second, 0.05),
+                         "seconds_at_90pct_read_only": sum(1 for v in per_second if v >= 0.9 * level) / len(per_second),
+                         **latency_columns(summary), "write_iops": float(summary["write_iops"]),
+                         "mixed_reads": int(summary["mixed_reads"]),
+                         "invariant_violations": int(summary["invariant_violations"])})
+    write_table("erails", rows, ["k=m", "run", "read_iops_mean", "read_MBps", "read_iops_p5",
+                                 "seconds_at_90pct_read_only", "p50", "p99", "p99.9", "p99.99", "write_iops",
+                                 "mixed_reads", "invariant_violations"])
+
+
+# ---- fig. 5.1: achievable write throughput against m (N = 10) ----
+
+def write_vs_m(sim, work):
+    # A drive without GC cost, so w is one number and the formula's assumption holds.
+    ideal = (f"include = {DEVICES}/intel510_drive_b.conf\ninclude = {DEVICES}/nvme_journal.conf\n")
+    ideal_device = "[ssd ideal]\ninitial_footprint = 0\ngc_erase_bandwidth = 1e18\ngc_copy_bandwidth = 1e18\n"
+    # Every shard is `shard` bytes whatever k is, so w (measured with the same request size) is the
+    # per-drive rate the bound assumes.
+    shard, duration, frame = 65536, 120, 1
+    writes = "[stream w]\nread_fraction = 0\nsize = {size}\noutstanding = 64\nobjects = 20000\n"
+    summary, timeline, _ = run_sim(sim, work / "write_vs_m", "single_drive",
+                                   ideal + f"[sim]\nduration = 30\npolicy = none\n[cluster]\nk = 1\nm = 1\n"
+                                   "data_device = ideal\n" + ideal_device + writes.format(size=shard))
+    rows_t = steady(timeline, 5, 30)
+    w = sum(r["write_bytes"] for r in rows_t) / len(rows_t)  # replication k=1 m=1: each write hits both drives once
+    rows = []
+    n = 10
+    for m in range(1, n):
+        k = n - m
+        text = (ideal + f"[sim]\nduration = {duration}\npolicy = erails\n[cluster]\nk = {k}\nm = {m}\n"
+                "data_device = ideal\njournal_device = nvme_journal\n"
+                f"frame = {frame}\nhold_budget = 2e9\n" + ideal_device +
+                writes.format(size=shard * k))
+        summary, timeline, _ = run_sim(sim, work / "write_vs_m", f"m{m}", text)
+        rows_t = steady(timeline, 30, duration)
+        measured = sum(r["write_bytes"] for r in rows_t) / len(rows_t)
+        bound = k * m * w / (k + m)
+        rows.append({"m": m, "k": k, "w_MBps": w / 1e6, "W_sim_MBps": measured / 1e6,
+                     "W_bound_MBps": bound / 1e6, "sim_over_bound": measured / bound,
+                     "invariant_violations": int(summary["invariant_violations"])})
+    write_table("write_vs_m", rows, ["m", "k", "w_MBps", "W_sim_MBps", "W_bound_MBps", "sim_over_bound",
+                                     "invariant_violations"])
+
+
+# ---- speed: simulated requests per second of wall time, one core ----
+
+def speed(sim, work):
+    # Wall time of the whole erails-sim process (parse, allocate, simulate, write CSV). With 2M
+    # objects the per-object version arrays (kept for the invariant checks) outgrow the caches and
+    # every request pays a few cache misses; 100k objects shows the cost without them.
+    rows = []
+    for name, policy, k, m, osds_per_color, objects in (
+            ("erails_1020_osds_2M_objects", "erails", 3, 3, 170, 2000000),
+            ("erails_1020_osds_100k_objects", "erails", 3, 3, 170, 100000),
+            ("none_1020_osds_2M_objects", "none", 3, 3, 170, 2000000),
+            ("rails_2_drives_100k_objects", "rails", 1, 1, 1, 100000)):
+        rate = 100000 if osds_per_color > 1 else 40000
+        text = (header(policy, 20) +
+                f"[cluster]\nk = {k}\nm = {m}\nosds_per_color = {osds_per_color}\npgs = 4096\n"
+                "data_device = intel510\njournal_device = nvme_journal\nframe = 5\n"
+                f"[stream mix]\nkind = open\nrate = {rate}\nread_fraction = 0.8\nsize = 16384\nobjects = {objects}\n")
+        summary, _, wall = run_sim(sim, work / "speed", name, text)
+        requests = int(summary["reads"]) + int(summary["writes"])
+        rows.append({"run": name, "osds": (k + m) * osds_per_color, "requests": requests,
+                     "events": int(summary["events"]), "wall_seconds": wall[0], "cpu_seconds": wall[1],
+                     "requests_per_wall_second": requests / wall[0], "requests_per_cpu_second": requests / wall[1],
+                     "invariant_violations": int(summary["invariant_violations"])})
+    # The machine is shared: wall time includes waiting for a core, CPU time does not.
+    write_table("speed", rows, ["run", "osds", "requests", "events", "wall_seconds", "cpu_seconds",
+                                "requests_per_wall_second", "requests_per_cpu_second", "invariant_violations"])
+
+
+EXPERIMENTS = {"rails": rails, "trace": trace, "erails": erails, "write_vs_m": write_vs_m, "speed": speed}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("experiment", choices=[*EXPERIMENTS, "all"])
+    parser.add_argument("--sim", default=str(ROOT / "build-sim" / "src" / "sim" / "erails-sim"))
+    parser.add_argument("--work", default="/tmp/erails-sim-repro")
+    args = parser.parse_args()
+    if not os.access(args.sim, os.X_OK):
+        sys.exit(f"--sim: {args.sim} is not an executable; build it with cmake --build build-sim --target erails-sim")
+    names = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
+    for name in names:
+        print(f"== {name} (simulator, {os.uname().nodename})")
+        EXPERIMENTS[name](args.sim, pathlib.Path(args.work))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Compares erails with stock jerasure (same k/m, same cluster, one run) using rados bench write,
+# seq and rand, and appends the figures to bench/cluster/results.csv.
+#
+# It starts a cluster of its own (directory <repo>/cluster-bench, ports from 17300) so that it
+# never measures, or disturbs, a demo cluster; the cluster is stopped at the end.
+#   bench/cluster/run.sh [--plugin-dir <build>/erasure-code] [--seconds S] [--rounds R] [--k K --m M]
+# Without libec_erails.so in the plugin directory it compares jerasure with isa instead, which
+# checks the script, not erails.
+set -euo pipefail
+invocation="bench/cluster/run.sh $*"
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+plugin_dir=${ERAILS_PLUGIN_DIR:-$repo/build/erasure-code}
+seconds=10
+rounds=2
+k=4
+m=2
+csv=$repo/bench/cluster/results.csv
+cluster_dir=$repo/cluster-bench
+while (($#)); do
+    case $1 in
+        --plugin-dir) plugin_dir=$2; shift 2 ;;
+        --seconds) seconds=$2; shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
+        --k) k=$2; shift 2 ;;
+        --m) m=$2; shift 2 ;;
+        --csv) csv=$2; shift 2 ;;
+        --dir) cluster_dir=$2; shift 2 ;;
+        *) echo "unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
+    esac
+done
+
+"$repo/vstart-configs/start.sh" --fresh --dir "$cluster_dir" --port-base 17300 \
+    --plugin-dir "$plugin_dir"
+trap '"$repo/vstart-configs/stop.sh" --dir "$cluster_dir" >/dev/null' EXIT
+export CEPH_CONF=$cluster_dir/ceph.conf
+
+reference="plugin=jerasure technique=reed_sol_van k=$k m=$m"
+if [[ -e $cluster_dir/erasure-code/libec_erails.so ]]; then
+    candidate="plugin=erails technique=reed_sol_van k=$k m=$m"
+else
+    echo "no libec_erails.so in $plugin_dir: comparing isa with jerasure instead" >&2
+    candidate="plugin=isa technique=reed_sol_van k=$k m=$m"
+fi
+/usr/bin/python3 "$repo/bench/cluster/compare_profiles.py" --a "$candidate" --b "$reference" \
+    --seconds "$seconds" --rounds "$rounds" --csv "$csv" --recorded-command "$invocation" \
+    --where "this machine ($(nproc) cores, $(hostname)), erails $(git -C "$repo" rev-parse --short HEAD), $(ls -d "$cluster_dir"/osd.* | wc -l) BlueStore OSDs on sparse files, vstart-configs/start.sh"

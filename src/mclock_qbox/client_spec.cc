@@ -78,10 +78,14 @@ Result<ClientSpec> parse_client_spec(const std::string& text) {
       const std::size_t colon = value.find(':');
       const std::string first = value.substr(0, colon);
       const std::string last = colon == std::string::npos ? first : value.substr(colon + 1);
-      // A ramp may end at 0 (the thesis ramps a stream down to nothing); it starts above 0.
-      if (!to_double(first, &spec.util_start) || check_utilization(spec.util_start) ||
-          !to_double(last, &spec.util_end) || (spec.util_end != 0 && check_utilization(spec.util_end))) {
-        return bad(key, "a share in (0, 1], or a ramp 'a:b' with a in (0, 1] and b in [0, 1]", value);
+      // A ramp may start or end at 0 (thesis figs. 3.15/3.16 ramp streams to and from nothing);
+      // the stream is paused while its target is 0.
+      const bool ramp = colon != std::string::npos;
+      auto share_ok = [&](double u) { return ramp ? (u == 0 || !check_utilization(u)) : !check_utilization(u); };
+      if (!to_double(first, &spec.util_start) || !to_double(last, &spec.util_end) ||
+          !share_ok(spec.util_start) || !share_ok(spec.util_end) ||
+          (spec.util_start == 0 && spec.util_end == 0)) {
+        return bad(key, "a share in (0, 1], or a ramp 'a:b' of shares in [0, 1], not both 0", value);
       }
     } else if (key == "loop") {
       if (value == "closed") spec.closed_loop = true;

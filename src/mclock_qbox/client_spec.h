@@ -7,7 +7,8 @@
 //   op        [read] read | write (trace streams take it from the trace)
 //   size      [4096] request bytes, a multiple of 4096, <= 1 MiB
 //   util      [required] target share of device time in (0, 1]; "a:b" ramps linearly from a to b
-//             over the run (thesis figs. 3.15/3.16)
+//             over the run, each in [0, 1] and not both 0 (thesis figs. 3.15/3.16); a stream
+//             whose target is 0 issues nothing
 //   loop      [closed] closed: keep `depth` requests outstanding; open: arrive at `rate` per second
 //             (trace streams in open loop follow the trace's own timestamps)
 //   depth     [8] 1..4096, closed loop only

@@ -28,7 +28,7 @@ struct CostPair {
 struct SolverLimits {
   // The two lines must cross at a clear angle: |det| / (alpha_j beta_i + alpha_i beta_j) below this
   // means the windows had nearly the same mix and the intersection is noise (3.5 is volatile then).
-  double min_relative_determinant = 0.15;
+  double min_relative_determinant = 0.02;
   // Bounds on the random/sequential cost ratio lambda (3.5); intersections outside them are
   // "clearly wrong" (3.3.3). Wide enough for disks (ratio ~100) and SSDs (ratio near 1).
   double min_ratio = 0.2;

@@ -174,6 +174,13 @@ Table stream_table(StreamConfig& s) {
   };
 }
 
+Table failure_table(FailureConfig& f) {
+  return {
+      {"osd", integer(&f.osd, 0, 99999)},
+      {"at", real(&f.at, 0, 1e7, "0..1e7 seconds")},
+  };
+}
+
 std::string accepted_keys(const Table& t) {
   std::string out;
   for (const auto& [k, _] : t) out += (out.empty() ? "" : ", ") + k;
@@ -245,9 +252,9 @@ class Parser {
     const std::string name(space == std::string_view::npos ? std::string_view() : trim(header.substr(space + 1)));
     at.section = std::string(header);
     const std::string where = at.origin + ":" + std::to_string(at.line) + ": [" + at.section + "]: ";
-    const bool named = type == "ssd" || type == "hdd" || type == "stream";
+    const bool named = type == "ssd" || type == "hdd" || type == "stream" || type == "failure";
     if (!named && type != "sim" && type != "cluster")
-      return Error{"section", where + "unknown section; accepted: sim, cluster, ssd NAME, hdd NAME, stream NAME"};
+      return Error{"section", where + "unknown section; accepted: sim, cluster, ssd NAME, hdd NAME, stream NAME, failure NAME"};
     if (!named && !name.empty()) return Error{"section", where + "section '" + type + "' takes no name"};
     if (named && !valid_name(name))
       return Error{"section", where + "needs a name of 1..64 letters, digits, '_', '-', '.'"};
@@ -261,6 +268,13 @@ class Parser {
       it->second.is_ssd = type == "ssd";
       it->second.ssd.name = it->second.hdd.name = name;
       table = it->second.is_ssd ? ssd_table(it->second.ssd) : hdd_table(it->second.hdd);
+    } else if (type == "failure") {
+      for (const auto& f : c_.failures)
+        if (f.name == name) return Error{"section", where + "failure '" + name + "' defined twice"};
+      if (c_.failures.size() >= 4096) return Error{"section", where + "too many failures; accepted: at most 4096"};
+      c_.failures.emplace_back();
+      c_.failures.back().name = name;
+      table = failure_table(c_.failures.back());
     } else if (type == "stream") {
       for (const auto& s : c_.streams)
         if (s.name == name) return Error{"section", where + "stream '" + name + "' defined twice"};
@@ -329,6 +343,12 @@ std::optional<Error> check(SimConfig& c, const std::string& origin) {
     if (s.kind == StreamKind::kOpen && s.rate <= 0) return fail("rate", where + "kind open needs rate > 0");
     if (s.kind == StreamKind::kTrace && s.trace.empty()) return fail("trace", where + "kind trace needs trace = PATH");
     if (s.kind != StreamKind::kTrace && !s.trace.empty()) return fail("trace", where + "trace is only for kind trace");
+  }
+  for (const auto& f : c.failures) {
+    if (f.osd < 0) return fail("osd", "[failure " + f.name + "] osd is required");
+    if (f.osd >= n * c.osds_per_color)
+      return fail("osd", "[failure " + f.name + "] osd is " + std::to_string(f.osd) + "; accepted: 0.." +
+                             std::to_string(n * c.osds_per_color - 1));
   }
   if (objects * static_cast<uint64_t>(n) > 400000000ull)
     return fail("objects", "total objects * (k+m) exceeds 4e8 (memory for per-shard versions)");

@@ -8,6 +8,7 @@
 //                frame, readers, epoch, guard
 //   [ssd NAME]   every field of SsdParams (devices/ssd.h)
 //   [hdd NAME]   every field of HddParams (devices/hdd.h)
+//   [failure NAME] osd, at  (the OSD with that index stops for good at that time)
 //   [stream NAME] kind, read_fraction, pattern, size, outstanding, rate, objects, start, stop,
 //                max_requests, trace, trace_speed
 //   key = value  ; numbers accept C syntax (1e9, 0.25); sizes are bytes; times are seconds
@@ -49,6 +50,12 @@ struct StreamConfig {
   double trace_speed = 1.0;     // > 1 replays faster
 };
 
+struct FailureConfig {
+  std::string name;
+  int osd = -1;      // index 0 .. (k+m)*osds_per_color - 1; OSD i has color i / osds_per_color
+  double at = 0;     // seconds
+};
+
 struct DeviceConfig {
   bool is_ssd = true;
   SsdParams ssd;
@@ -74,6 +81,7 @@ struct SimConfig {
 
   std::map<std::string, DeviceConfig> devices;
   std::vector<StreamConfig> streams;
+  std::vector<FailureConfig> failures;
 };
 
 // Reads the file at `path` (and what it includes). Returns the resolved config or the first error.

@@ -23,6 +23,7 @@ enum EventType : uint32_t {
   kJournaled,     // a = shard, b = request: in the journal, now held
   kApplied,       // a = osd, b = flight
   kScheduleTick,  // a phase switch or a guard start: flushers may start or must stop
+  kOsdFails,      // a = osd
 };
 
 uint64_t mix(uint64_t x) {
@@ -32,6 +33,8 @@ uint64_t mix(uint64_t x) {
   x *= 0xc4ceb9fe1a85ec53ull;
   return x ^ (x >> 33);
 }
+
+constexpr double kRetrySeconds = 0.01;
 
 struct HeldWrite {
   uint64_t object;
@@ -49,6 +52,7 @@ struct Osd {
   std::deque<HeldWrite> to_apply;     // journaled, waiting for the write phase
   std::deque<std::pair<uint64_t, int>> throttled;  // (request, shard) waiting for budget
   int applying = 0;
+  bool down = false;
 };
 
 struct Request {
@@ -103,6 +107,7 @@ class Simulation {
     }
     versions_.assign(objects, ObjectVersions{});
     shards_.assign(objects * n_, ShardVersions{});
+    for (const FailureConfig& f : c.failures) events_.schedule(f.at, kOsdFails, static_cast<uint32_t>(f.osd));
     for (int i = 0; i < c.k; ++i) data_shards_.push_back(i);
     for (int i = 0; i < n_; ++i) all_shards_.push_back(i);
   }
@@ -120,6 +125,7 @@ class Simulation {
         case kShardWritten: written_to_device(e.b, static_cast<int>(e.a)); break;
         case kJournaled: journaled(e.b, static_cast<int>(e.a)); break;
         case kApplied: applied(e.a, e.b); break;
+        case kOsdFails: fail_osd(e.a); break;
         case kScheduleTick:
           if (quiescent() && events_.now() >= c_.duration) continue;  // nothing left to release
           tick();
@@ -250,30 +256,58 @@ class Simulation {
 
   // ---- reads ----
 
+  // Shards of `object` whose OSD is up.
+  const std::vector<int>& available_shards(uint64_t object) {
+    if (failed_osds_ == 0) return all_shards_;
+    available_.clear();
+    for (int shard = 0; shard < n_; ++shard)
+      if (!osds_[osd_of(object, shard)].down) available_.push_back(shard);
+    return available_;
+  }
+
   void read(uint64_t id) {
     Request& r = requests_[id];
-    const std::vector<int>* shards = &data_shards_;
+    const std::vector<int>& available = available_shards(r.object);
+    const std::vector<int>* wanted = &data_shards_;
+    rails::ColorSet readers(~uint64_t{0});  // policy none: every shard may serve reads
     if (separated_) {
-      const rails::ColorSet readers = schedule_.read_set(now());
-      if (c_.k == 1) {
-        // Spread replicated reads over the read-phase copies (thesis §4.4.3: random readers
-        // from the window); choose_read_shards confirms the copy and handles the fallback.
+      readers = schedule_.read_set(now());
+      // Replicated reads spread over the read-phase copies (thesis §4.4.3: random readers from
+      // the window); choose_read_shards keeps the copy or falls back if it is down.
+      if (c_.k == 1)
         wanted_one_[0] = (schedule_.window_start(now()) + static_cast<int>(rng_.below(c_.readers))) % n_;
+    } else if (c_.k == 1) {
+      wanted_one_[0] = static_cast<int>(rng_.below(n_));
+    }
+    if (c_.k == 1) wanted = &wanted_one_;
+    const std::vector<int>* shards = wanted;
+    if (separated_ || failed_osds_ > 0) {
+      auto choice = rails::choose_read_shards(c_.k, n_, *wanted, available, readers);
+      if (!choice.ok()) {
+        unavailable(id);
+        return;
       }
-      auto choice = rails::choose_read_shards(c_.k, n_, c_.k == 1 ? wanted_one_ : data_shards_, all_shards_, readers);
       chosen_ = std::move(choice.value().shards);
       shards = &chosen_;
       if (choice.value().write_phase_shards > 0) {
         result_.mixed_reads++;
         row(now()).mixed_reads++;
-        violation("read at t=" + std::to_string(now()) + " used write-phase shards with no OSD failed");
+        if (failed_osds_ == 0)
+          violation("read at t=" + std::to_string(now()) + " used write-phase shards with no OSD failed");
       }
-    } else if (c_.k == 1) {
-      wanted_one_[0] = static_cast<int>(rng_.below(n_));
-      shards = &wanted_one_;
     }
     r.pending = static_cast<int>(shards->size());
     for (int shard : *shards) read_shard(id, shard);
+  }
+
+  // Fewer than k shards of the object are up: the request fails (Ceph would block or return EIO).
+  void unavailable(uint64_t id) {
+    result_.unavailable_requests++;
+    free_requests_.push_back(id);
+    outstanding_requests_--;
+    const uint32_t stream = requests_[id].stream;
+    // A closed-loop client retries after a client-side timeout rather than spinning at one instant.
+    if (c_.streams[stream].kind == StreamKind::kClosed) events_.schedule(now() + kRetrySeconds, kStreamNext, stream);
   }
 
   void read_shard(uint64_t id, int shard) {
@@ -289,7 +323,7 @@ class Simulation {
       return;
     }
     Osd& osd = osds_[osd_of(r.object, shard)];
-    if (separated_ && schedule_.phase(osd.color, now()) != rails::Phase::kRead)
+    if (separated_ && failed_osds_ == 0 && schedule_.phase(osd.color, now()) != rails::Phase::kRead)
       violation("device read on write-phase color " + std::to_string(osd.color));
     const IoResult io = osd.data->submit(now(), {IoKind::kRead, r.object * r.shard_bytes, r.shard_bytes});
     result_.device_ops++;
@@ -325,7 +359,14 @@ class Simulation {
   // ---- writes ----
 
   void write(uint64_t id) {
-    for (int shard = 0; shard < n_; ++shard) {
+    const std::vector<int>& available = available_shards(requests_[id].object);
+    if (static_cast<int>(available.size()) < c_.k) {
+      unavailable(id);
+      return;
+    }
+    // Degraded write: shards on down OSDs are skipped (no recovery is modelled).
+    requests_[id].pending = static_cast<int>(available.size());
+    for (int shard : available) {
       if (separated_) {
         admit(osd_of(requests_[id].object, shard), id, shard);
       } else {
@@ -373,9 +414,17 @@ class Simulation {
   void journaled(uint64_t id, int shard) {
     const Request& r = requests_[id];
     const int osd_id = osd_of(r.object, shard);
+    Osd& osd = osds_[osd_id];
+    if (osd.down) {
+      // Journaled just as the OSD died: it will never be applied; memory is released.
+      osd.held_bytes -= r.shard_bytes;
+      total_held_ -= r.shard_bytes;
+      shard_done(id);
+      return;
+    }
     uint32_t& v = shards_[r.object * n_ + shard].held;
     v = std::max(v, r.version);
-    osds_[osd_id].to_apply.push_back({r.object, r.version, r.shard_bytes, shard});
+    osd.to_apply.push_back({r.object, r.version, r.shard_bytes, shard});
     held_writes_++;
     shard_done(id);
     apply_held(osd_id);
@@ -429,6 +478,25 @@ class Simulation {
     apply_held(static_cast<int>(osd_id));
   }
 
+  void fail_osd(uint32_t osd_id) {
+    Osd& osd = osds_[osd_id];
+    if (osd.down) return;
+    osd.down = true;
+    failed_osds_++;
+    for (const HeldWrite& w : osd.to_apply) {
+      osd.held_bytes -= w.bytes;
+      total_held_ -= w.bytes;
+    }
+    held_writes_ -= osd.to_apply.size();
+    osd.to_apply.clear();
+    // Writes waiting for this OSD's budget complete without it, like any degraded write.
+    while (!osd.throttled.empty()) {
+      const uint64_t id = osd.throttled.front().first;
+      osd.throttled.pop_front();
+      shard_done(id);
+    }
+  }
+
   void tick() {
     for (size_t i = 0; i < osds_.size(); ++i) apply_held(static_cast<int>(i));
     const double t = now();
@@ -448,13 +516,22 @@ class Simulation {
     }
     if (!quiescent())
       violation("held writes or requests still pending after drain_limit; raise [sim] drain_limit");
-    for (uint64_t o = 0; o < versions_.size(); ++o)
-      for (int s = 0; s < n_; ++s)
-        if (shards_[o * n_ + s].on_device < versions_[o].acked) {
+    // Every shard on a surviving OSD is current, and enough shards are to decode.
+    for (uint64_t o = 0; o < versions_.size(); ++o) {
+      int current = 0;
+      for (int s = 0; s < n_; ++s) {
+        const bool up = failed_osds_ == 0 || !osds_[osd_of(o, s)].down;
+        if (shards_[o * n_ + s].on_device >= versions_[o].acked) {
+          current++;
+        } else if (up) {
           violation("acknowledged write lost: object " + std::to_string(o) + " shard " + std::to_string(s) +
                     " has version " + std::to_string(shards_[o * n_ + s].on_device) + " < " +
                     std::to_string(versions_[o].acked));
         }
+      }
+      if (current < c_.k)
+        violation("object " + std::to_string(o) + " has only " + std::to_string(current) + " current shards");
+    }
   }
 
   const SimConfig& c_;
@@ -480,7 +557,8 @@ class Simulation {
   };
   std::vector<ObjectVersions> versions_;
   std::vector<ShardVersions> shards_;
-  std::vector<int> data_shards_, all_shards_, chosen_;
+  std::vector<int> data_shards_, all_shards_, chosen_, available_;
+  uint64_t failed_osds_ = 0;
   std::vector<int> wanted_one_ = {0};
   uint64_t outstanding_requests_ = 0;
   uint64_t held_writes_ = 0;

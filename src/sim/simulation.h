@@ -13,7 +13,11 @@
 //   - after the final drain every shard of every object on its data device holds the latest
 //     acknowledged version (no acknowledged write lost);
 //   - held bytes on an OSD never exceed the budget;
-//   - with rails/erails, every device read goes to a read-phase OSD (no OSD fails in this model).
+//   - with rails/erails and no OSD failed yet, every device read goes to a read-phase OSD and no
+//     read mixes phases (after a failure mixing is allowed, and counted in mixed_reads).
+// Failures ([failure NAME] sections) stop an OSD for good: its held writes are gone, later writes
+// skip it (degraded), reads decode around it; no recovery is modelled. "Lost" then means a shard on
+// a surviving OSD is stale, or fewer than k shards of an object are current.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +47,7 @@ struct RunResult {
   uint64_t reads = 0, writes = 0;
   uint64_t mixed_reads = 0;       // reads that had to use write-phase shards
   uint64_t memory_reads = 0;      // shard reads served from held (not yet applied) data
+  uint64_t unavailable_requests = 0;  // requests that found fewer than k shards up
   double read_gc_blocked = 0;     // seconds during which at least one read waited on GC
   double client_end = 0;          // when the last client request completed
   double drained_at = 0;          // when the last held write reached its data device

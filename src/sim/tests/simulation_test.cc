@@ -73,6 +73,35 @@ TEST(Simulation, ErasureCodedReadsUseOnlyReadPhaseShards) {
   EXPECT_EQ(r.mixed_reads, 0u);
 }
 
+TEST(Simulation, FailedOsdIsReadAroundAndCounted) {
+  const std::string text =
+      "[sim]\nduration = 6\npolicy = erails\n[cluster]\nk = 3\nm = 3\npgs = 32\n"
+      "data_device = b\njournal_device = j\nframe = 1\n[ssd b]\n[ssd j]\n"
+      "[stream r]\noutstanding = 8\nsize = 131072\nobjects = 20000\n"
+      "[stream w]\noutstanding = 2\nread_fraction = 0\nsize = 131072\nobjects = 20000\n"
+      "[failure f]\nosd = 1\nat = 2\n";
+  const RunResult r = run_text(text);
+  EXPECT_EQ(r.invariant_violations, 0u) << (r.first_violations.empty() ? "" : r.first_violations[0]);
+  EXPECT_GT(r.mixed_reads, 100u);  // whenever color 1 reads, one write-phase shard replaces it
+  EXPECT_EQ(r.unavailable_requests, 0u);
+}
+
+TEST(Simulation, ReplicationSurvivesOneCopyAndReportsTheLastOne) {
+  const std::string base =
+      "[sim]\nduration = 4\npolicy = rails\n[cluster]\nk = 1\nm = 1\n"
+      "data_device = b\njournal_device = j\nframe = 1\n[ssd b]\n[ssd j]\n"
+      "[stream r]\noutstanding = 4\nobjects = 1000\n"
+      "[stream w]\noutstanding = 1\nread_fraction = 0\nobjects = 1000\n"
+      "[failure a]\nosd = 0\nat = 1\n";
+  const RunResult one = run_text(base);
+  EXPECT_EQ(one.invariant_violations, 0u) << (one.first_violations.empty() ? "" : one.first_violations[0]);
+  EXPECT_GT(one.mixed_reads, 0u);
+  EXPECT_EQ(one.unavailable_requests, 0u);
+  const RunResult both = run_text(base + "[failure b]\nosd = 1\nat = 2\n");
+  EXPECT_GT(both.unavailable_requests, 0u);
+  EXPECT_GT(both.invariant_violations, 0u);  // objects written before the failures are gone
+}
+
 TEST(Simulation, OpenLoopAndTraceStreamsRun) {
   const std::string text =
       "[sim]\nduration = 3\n[cluster]\ndata_device = b\n[ssd b]\n"

@@ -42,7 +42,7 @@ Codec::~Codec() {
   std::free(matrix_);
 }
 
-std::unique_ptr<Codec> Codec::create(const Profile& profile, std::string* error) {
+std::unique_ptr<Codec> Codec::create(const Profile& profile, std::string* error, Kernel kernel) {
   std::unique_ptr<Codec> codec(new Codec(profile));
   const int k = profile.k, m = profile.m, w = profile.w;
   codec->alignment_ = kBaseAlignment;
@@ -70,6 +70,9 @@ std::unique_ptr<Codec> Codec::create(const Profile& profile, std::string* error)
   bool ones = true;
   for (int j = 0; j < k; ++j) ones = ones && codec->matrix_[j] == 1;
   codec->row_k_ones_ = ones;
+  if (profile.technique == Technique::kReedSolVan && w == 8 && kernel == Kernel::kFastest &&
+      gf8_avx2_supported())
+    codec->encode_tables_ = std::make_unique<Gf8Matrix>(m, k, codec->matrix_);
 
   if (profile.technique != Technique::kReedSolVan) {
     codec->bitmatrix_ = jerasure_matrix_to_bitmatrix(k, m, w, codec->matrix_);
@@ -95,7 +98,9 @@ void Codec::encode(char* const* data, char* const* coding, unsigned chunk_size) 
     for (int i = 0; i < m_; ++i) std::memcpy(coding[i], data[0], chunk_size);
     return;
   }
-  if (technique_ == Technique::kReedSolVan) {
+  if (encode_tables_) {
+    encode_tables_->multiply(data, coding, chunk_size);
+  } else if (technique_ == Technique::kReedSolVan) {
     jerasure_matrix_encode(k_, m_, w_, matrix_, const_cast<char**>(data),
                            const_cast<char**>(coding), static_cast<int>(chunk_size));
   } else {
@@ -123,6 +128,8 @@ bool Codec::decode(const std::vector<int>& erased, char* const* data, char* cons
     return true;
   }
 
+  if (encode_tables_) return decode_avx2(erased, data, coding, chunk_size);
+
   // jerasure wants the erased ids as a -1 terminated array.
   std::vector<int> erasures(erased);
   erasures.push_back(-1);
@@ -137,6 +144,47 @@ bool Codec::decode(const std::vector<int>& erased, char* const* data, char* cons
                                       static_cast<int>(chunk_size), packetsize_, 1);
   }
   return r == 0;
+}
+
+bool Codec::decode_avx2(const std::vector<int>& erased, char* const* data, char* const* coding,
+                        unsigned chunk_size) const {
+  const int n = k_ + m_;
+  std::vector<int> erased_flags(n, 0);
+  for (int id : erased) erased_flags[id] = 1;
+  std::vector<int> lost_data, lost_coding;
+  for (int id = 0; id < n; ++id)
+    if (erased_flags[id]) (id < k_ ? lost_data : lost_coding).push_back(id);
+
+  if (!lost_data.empty()) {
+    // Row i of the decoding matrix rebuilds data chunk i from the survivors named in dm_ids.
+    std::vector<int> decoding(static_cast<size_t>(k_) * k_), dm_ids(k_);
+    if (jerasure_make_decoding_matrix(k_, m_, w_, matrix_, erased_flags.data(), decoding.data(),
+                                      dm_ids.data()) != 0)
+      return false;
+    std::vector<const char*> survivors(k_);
+    for (int j = 0; j < k_; ++j)
+      survivors[j] = dm_ids[j] < k_ ? data[dm_ids[j]] : coding[dm_ids[j] - k_];
+    std::vector<int> rows;
+    std::vector<char*> outputs;
+    for (int id : lost_data) {
+      rows.insert(rows.end(), decoding.begin() + id * k_, decoding.begin() + (id + 1) * k_);
+      outputs.push_back(data[id]);
+    }
+    Gf8Matrix(static_cast<int>(lost_data.size()), k_, rows.data())
+        .multiply(survivors.data(), outputs.data(), chunk_size);
+  }
+  if (!lost_coding.empty()) {
+    std::vector<int> rows;
+    std::vector<char*> outputs;
+    for (int id : lost_coding) {
+      const int row = id - k_;
+      rows.insert(rows.end(), matrix_ + row * k_, matrix_ + (row + 1) * k_);
+      outputs.push_back(coding[row]);
+    }
+    Gf8Matrix(static_cast<int>(lost_coding.size()), k_, rows.data())
+        .multiply(data, outputs.data(), chunk_size);
+  }
+  return true;
 }
 
 }  // namespace erails

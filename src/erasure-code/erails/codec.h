@@ -8,15 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "gf8_avx2.h"
 #include "profile.h"
 
 namespace erails {
 
 class Codec {
  public:
+  // Which implementation multiplies regions. Both produce identical bytes; kFastest uses the AVX2
+  // kernel for reed_sol_van with w=8 when the CPU has AVX2, jerasure otherwise.
+  enum class Kernel { kFastest, kJerasure };
+
   // Prepares the code for a validated profile. Returns nullptr with *error set when jerasure
   // cannot build the matrices (out of memory).
-  static std::unique_ptr<Codec> create(const Profile& profile, std::string* error);
+  static std::unique_ptr<Codec> create(const Profile& profile, std::string* error,
+                                       Kernel kernel = Kernel::kFastest);
   ~Codec();
   Codec(const Codec&) = delete;
   Codec& operator=(const Codec&) = delete;
@@ -43,7 +49,11 @@ class Codec {
               unsigned chunk_size) const;
 
  private:
-  Codec(const Profile& profile);
+  explicit Codec(const Profile& profile);
+
+  // The AVX2 path of decode(): rebuild erased data from k survivors, then erased coding.
+  bool decode_avx2(const std::vector<int>& erased, char* const* data, char* const* coding,
+                   unsigned chunk_size) const;
 
   const int k_;
   const int m_;
@@ -55,6 +65,7 @@ class Codec {
   int* matrix_ = nullptr;      // m x k coding matrix (malloc'ed by jerasure)
   int* bitmatrix_ = nullptr;   // cauchy: (m*w) x (k*w) bit matrix
   int** schedule_ = nullptr;   // cauchy: XOR schedule derived from the bit matrix
+  std::unique_ptr<Gf8Matrix> encode_tables_;  // set when the AVX2 kernel is used
 };
 
 }  // namespace erails

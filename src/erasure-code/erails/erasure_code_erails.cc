@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 
 #include "crush_wrapper.h"
 
@@ -12,7 +13,7 @@ namespace {
 // Chunks we allocate are page-aligned so BlueStore can write them without copying. Buffers we are
 // handed are copied only when gf-complete could not use them: its SSE region operations need
 // every buffer of one call to have the same address modulo 16.
-constexpr unsigned kBufferAlignment = 4096;
+constexpr unsigned kBufferAlignment = 64;
 constexpr unsigned kSimdAlignment = 16;
 
 ceph::bufferptr aligned_buffer(unsigned length) {
@@ -128,18 +129,17 @@ int ErasureCodeErails::encode(const std::set<int>& want_to_encode, const ceph::b
   // every object would cost more than the coding itself.
   const int whole = chunk == 0 ? k : static_cast<int>(length / chunk);
   for (int i = 0; i < whole; ++i) chunks[i].substr_of(in, static_cast<unsigned>(i) * chunk, chunk);
-  if (whole < k) {
-    // The tail of the object and the zero padding after it, in one buffer.
-    const unsigned offset = static_cast<unsigned>(whole) * chunk;
-    ceph::bufferptr tail = aligned_buffer(chunk * (k - whole));
-    in.begin(offset).copy(length - offset, tail.c_str());
-    std::memset(tail.c_str() + (length - offset), 0, tail.length() - (length - offset));
-    for (int i = whole; i < k; ++i)
-      chunks[i].append(ceph::bufferptr(tail, static_cast<unsigned>(i - whole) * chunk, chunk));
+  // The tail of the object, then zero padding. Each chunk gets its own buffer: one allocation
+  // for all of them crosses malloc's mmap threshold and faults in fresh pages on every call.
+  for (int i = whole; i < k; ++i) {
+    const unsigned offset = static_cast<unsigned>(i) * chunk;
+    const unsigned copied = offset < length ? std::min(chunk, length - offset) : 0;
+    ceph::bufferptr buffer = aligned_buffer(chunk);
+    if (copied) in.begin(offset).copy(copied, buffer.c_str());
+    std::memset(buffer.c_str() + copied, 0, chunk - copied);
+    chunks[i].append(std::move(buffer));
   }
-  ceph::bufferptr coding = aligned_buffer(chunk * (n - k));
-  for (int i = k; i < n; ++i)
-    chunks[i].append(ceph::bufferptr(coding, static_cast<unsigned>(i - k) * chunk, chunk));
+  for (int i = k; i < n; ++i) chunks[i].append(aligned_buffer(chunk));
 
   int r = encode_chunks(want_to_encode, &chunks);
   if (r != 0) return r;

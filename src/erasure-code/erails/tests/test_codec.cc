@@ -7,6 +7,8 @@
 #include <cstring>
 #include <random>
 
+#include <jerasure/galois.h>
+
 namespace erails {
 namespace {
 
@@ -153,6 +155,69 @@ TEST(Codec, RejectsOutOfRangeErasureIds) {
   EXPECT_FALSE(codec->decode({4}, s.data(), s.data() + 2, 64));
   EXPECT_FALSE(codec->decode({-1}, s.data(), s.data() + 2, 64));
   EXPECT_TRUE(codec->decode({}, s.data(), s.data() + 2, 64));
+}
+
+}  // namespace
+}  // namespace erails
+
+namespace erails {
+namespace {
+
+TEST(Gf8, MultiplicationIsGfCompletesDefaultField) {
+  ASSERT_EQ(galois_init_default_field(8), 0);
+  for (int a = 0; a < 256; ++a)
+    for (int b = 0; b < 256; ++b)
+      ASSERT_EQ(gf8_multiply(a, b), galois_single_multiply(a, b, 8)) << a << " * " << b;
+}
+
+// The AVX2 kernel and jerasure must produce the same bytes for every erasure pattern, and for
+// lengths that are not a multiple of the vector width.
+TEST(Codec, Avx2KernelMatchesJerasureByteForByte) {
+  if (!gf8_avx2_supported()) GTEST_SKIP() << "this CPU has no AVX2";
+  for (int k : {2, 4, 6, 10}) {
+    for (int m : {1, 2, 3, 4}) {
+      ProfileMap map = {{"k", std::to_string(k)}, {"m", std::to_string(m)}};
+      Profile profile;
+      ASSERT_FALSE(parse_profile(map, &profile));
+      std::string error;
+      auto fast = Codec::create(profile, &error, Codec::Kernel::kFastest);
+      auto reference = Codec::create(profile, &error, Codec::Kernel::kJerasure);
+      const int n = k + m;
+      for (unsigned length : {96u, 4160u, 12352u}) {
+        Stripe a(n, length), b(n, length);
+        fill_random(a, k, k * 100 + m);
+        for (int i = 0; i < k; ++i) std::memcpy(b[i], a[i], length);
+        fast->encode(a.data(), a.data() + k, length);
+        reference->encode(b.data(), b.data() + k, length);
+        for (int i = k; i < n; ++i)
+          ASSERT_EQ(std::memcmp(a[i], b[i], length), 0) << "k=" << k << " m=" << m;
+        for (const auto& erased : subsets(n, m)) {
+          Stripe work(n, length);
+          for (int i = 0; i < n; ++i) std::memcpy(work[i], a[i], length);
+          for (int id : erased) std::memset(work[id], 0, length);
+          ASSERT_TRUE(fast->decode(erased, work.data(), work.data() + k, length));
+          for (int i = 0; i < n; ++i) ASSERT_EQ(std::memcmp(work[i], a[i], length), 0);
+        }
+      }
+    }
+  }
+}
+
+TEST(Gf8, KernelHandlesTailsShorterThanAVector) {
+  if (!gf8_avx2_supported()) GTEST_SKIP() << "this CPU has no AVX2";
+  const int coefficients[] = {3, 7};
+  Gf8Matrix matrix(1, 2, coefficients);
+  char a[45], b[45], out[45];
+  for (int i = 0; i < 45; ++i) {
+    a[i] = static_cast<char>(i * 11);
+    b[i] = static_cast<char>(255 - i);
+  }
+  const char* in[] = {a, b};
+  char* outs[] = {out};
+  matrix.multiply(in, outs, 45);
+  for (int i = 0; i < 45; ++i)
+    ASSERT_EQ(static_cast<uint8_t>(out[i]),
+              gf8_multiply(3, static_cast<uint8_t>(a[i])) ^ gf8_multiply(7, static_cast<uint8_t>(b[i])));
 }
 
 }  // namespace

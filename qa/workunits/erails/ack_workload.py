@@ -1,11 +1,18 @@
 """A write workload that records exactly which writes the cluster acknowledged.
 
+Used by the cluster tests (tests/cluster/test_durability.py, with OSD kills of their own) and, as
+a script, by the acked-writes workunit (where teuthology's thrasher does the killing):
+  python3 ack_workload.py --pool POOL --seconds S [--writers N] [--max-size BYTES]
+
 Each writer thread writes new objects whose content is derived from their name, and records the
 object's SHA-256 only after librados returns success: the record is the set of writes a client was
 promised are durable. Writes that fail or time out are counted but promise nothing.
 """
+import argparse
 import hashlib
+import os
 import random
+import sys
 import threading
 import time
 
@@ -76,3 +83,34 @@ def verify_acked(cluster, pool, acked):
                 wrong.append(f"{name}: acknowledged {size} bytes, read {stored_size} bytes "
                              "with a different checksum")
     return wrong
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="write for a while, then verify every ack")
+    parser.add_argument("--pool", required=True)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--max-size", type=int, default=256 * 1024)
+    args = parser.parse_args(argv)
+
+    # The same identity the ceph tool uses: teuthology sets CEPH_ID, CEPH_CONF picks the cluster.
+    cluster = rados.Rados(rados_id=os.environ.get("CEPH_ID", "admin"), conffile="")
+    cluster.conf_parse_env()
+    cluster.connect(timeout=60)
+    try:
+        workload = AckWorkload(cluster, args.pool, writers=args.writers,
+                               max_size=args.max_size).start()
+        time.sleep(args.seconds)
+        workload.stop()
+        wrong = verify_acked(cluster, args.pool, workload.acked)
+    finally:
+        cluster.shutdown()
+    print(f"{len(workload.acked)} writes acknowledged, {workload.failed} failed or timed out, "
+          f"{len(wrong)} acknowledged objects wrong")
+    for line in wrong[:20]:
+        print("  " + line)
+    return 1 if wrong or not workload.acked else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/sim/reproduce.py EXPERIMENT [--sim PATH] [--work DIR]
 
-EXPERIMENT is rails, trace, erails, write_vs_m, speed or all. Each writes
+EXPERIMENT is rails, trace, erails, write_vs_m, scale, speed or all. Each writes
 bench/sim/results/EXPERIMENT.csv (plus EXPERIMENT_*.csv details) and prints a table. The configs it
 runs are written next to the raw outputs in --work (default /tmp/erails-sim-repro), so every number
 can be traced to the exact input. Device parameters come from src/sim/configs/devices, where each
@@ -247,6 +247,45 @@ def write_vs_m(sim, work):
                                      "invariant_violations"])
 
 
+# ---- beyond the thesis: 1,020 OSDs, two tenants, slow drives and failures ----
+
+# "The Tail at Store" (001_763b88bb2e18aafd.txt): SSDs are >= 2x slower than their peers 0.58% of
+# drive hours and >= 1.5x slower 1.27%; slowdowns persist for hours, so over a 20 s run a drawn
+# fraction of OSDs is slow throughout.
+TAIL_AT_STORE = "[slow tail_2x]\nfraction = 0.0058\nfactor = 2\n[slow tail_1_5x]\nfraction = 0.0069\nfactor = 1.5\n"
+
+
+def scale(sim, work):
+    k = m = 3
+    per_color = 170
+    tenants = ("[stream tenant_a_reads]\nkind = open\nrate = 60000\nsize = 131072\nobjects = 500000\n"
+               "[stream tenant_b_writes]\nkind = open\nrate = 30000\nread_fraction = 0\nsize = 262144\n"
+               "objects = 500000\n")
+    failures = "".join(f"[failure color{c}]\nosd = {c * per_color + 7}\nat = 5\n" for c in range(k + m))
+    runs = [("none", "none", 5, 0, ""), ("erails", "erails", 5, 0, ""),
+            ("none_slow", "none", 5, 0, TAIL_AT_STORE), ("erails_slow", "erails", 5, 0, TAIL_AT_STORE),
+            ("erails_slow_frame2", "erails", 2, 0, TAIL_AT_STORE),
+            ("erails_slow_frame10", "erails", 10, 0, TAIL_AT_STORE),
+            ("erails_slow_readers4", "erails", 5, 4, TAIL_AT_STORE),
+            ("none_slow_6failed", "none", 5, 0, TAIL_AT_STORE + failures),
+            ("erails_slow_6failed", "erails", 5, 0, TAIL_AT_STORE + failures)]
+    rows = []
+    for name, policy, frame, readers, extra in runs:
+        text = (header(policy, 20) +
+                f"[cluster]\nk = {k}\nm = {m}\nosds_per_color = {per_color}\npgs = 4096\n"
+                f"data_device = intel510\njournal_device = nvme_journal\nframe = {frame}\nreaders = {readers}\n"
+                + tenants + extra)
+        summary, _, _ = run_sim(sim, work / "scale", name, text)
+        rows.append({"run": name, "frame": frame, "slow_osds": int(summary["slow_osds"]),
+                     "reads": int(summary["reads"]), **latency_columns(summary),
+                     "write_p99": float(summary["write_p99"]) * 1e3,
+                     "read_gc_blocked": float(summary["read_gc_blocked_fraction"]),
+                     "mixed_reads": int(summary["mixed_reads"]),
+                     "invariant_violations": int(summary["invariant_violations"])})
+    write_table("scale", rows, ["run", "frame", "slow_osds", "reads", "p50", "p99", "p99.9", "p99.99", "write_p99",
+                                "read_gc_blocked", "mixed_reads", "invariant_violations"])
+
+
 # ---- speed: simulated requests per second of wall time, one core ----
 
 def speed(sim, work):
@@ -275,7 +314,8 @@ def speed(sim, work):
                                 "requests_per_wall_second", "requests_per_cpu_second", "invariant_violations"])
 
 
-EXPERIMENTS = {"rails": rails, "trace": trace, "erails": erails, "write_vs_m": write_vs_m, "speed": speed}
+EXPERIMENTS = {"rails": rails, "trace": trace, "erails": erails, "write_vs_m": write_vs_m, "scale": scale,
+               "speed": speed}
 
 
 def main():

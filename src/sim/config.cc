@@ -181,6 +181,13 @@ Table failure_table(FailureConfig& f) {
   };
 }
 
+Table slow_table(SlowConfig& f) {
+  return {
+      {"fraction", real(&f.fraction, 0, 1, "0..1")},
+      {"factor", real(&f.factor, 1, 1000, "1..1000")},
+  };
+}
+
 std::string accepted_keys(const Table& t) {
   std::string out;
   for (const auto& [k, _] : t) out += (out.empty() ? "" : ", ") + k;
@@ -252,9 +259,10 @@ class Parser {
     const std::string name(space == std::string_view::npos ? std::string_view() : trim(header.substr(space + 1)));
     at.section = std::string(header);
     const std::string where = at.origin + ":" + std::to_string(at.line) + ": [" + at.section + "]: ";
-    const bool named = type == "ssd" || type == "hdd" || type == "stream" || type == "failure";
+    const bool named = type == "ssd" || type == "hdd" || type == "stream" || type == "failure" ||
+                       type == "slow";
     if (!named && type != "sim" && type != "cluster")
-      return Error{"section", where + "unknown section; accepted: sim, cluster, ssd NAME, hdd NAME, stream NAME, failure NAME"};
+      return Error{"section", where + "unknown section; accepted: sim, cluster, ssd NAME, hdd NAME, stream NAME, failure NAME, slow NAME"};
     if (!named && !name.empty()) return Error{"section", where + "section '" + type + "' takes no name"};
     if (named && !valid_name(name))
       return Error{"section", where + "needs a name of 1..64 letters, digits, '_', '-', '.'"};
@@ -275,6 +283,13 @@ class Parser {
       c_.failures.emplace_back();
       c_.failures.back().name = name;
       table = failure_table(c_.failures.back());
+    } else if (type == "slow") {
+      for (const auto& f : c_.slow)
+        if (f.name == name) return Error{"section", where + "slow '" + name + "' defined twice"};
+      if (c_.slow.size() >= 64) return Error{"section", where + "too many slow sections; accepted: at most 64"};
+      c_.slow.emplace_back();
+      c_.slow.back().name = name;
+      table = slow_table(c_.slow.back());
     } else if (type == "stream") {
       for (const auto& s : c_.streams)
         if (s.name == name) return Error{"section", where + "stream '" + name + "' defined twice"};
@@ -350,6 +365,9 @@ std::optional<Error> check(SimConfig& c, const std::string& origin) {
       return fail("osd", "[failure " + f.name + "] osd is " + std::to_string(f.osd) + "; accepted: 0.." +
                              std::to_string(n * c.osds_per_color - 1));
   }
+  double slow_total = 0;
+  for (const auto& f : c.slow) slow_total += f.fraction;
+  if (slow_total > 1) return fail("fraction", "[slow] fractions add up to more than 1");
   if (objects * static_cast<uint64_t>(n) > 400000000ull)
     return fail("objects", "total objects * (k+m) exceeds 4e8 (memory for per-shard versions)");
   return std::nullopt;

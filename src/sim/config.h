@@ -9,6 +9,8 @@
 //   [ssd NAME]   every field of SsdParams (devices/ssd.h)
 //   [hdd NAME]   every field of HddParams (devices/hdd.h)
 //   [failure NAME] osd, at  (the OSD with that index stops for good at that time)
+//   [slow NAME]  fraction, factor  (that fraction of OSDs, drawn with the seed, have data devices
+//                `factor` times slower for the whole run: "The Tail at Store" slowdowns)
 //   [stream NAME] kind, read_fraction, pattern, size, outstanding, rate, objects, start, stop,
 //                max_requests, trace, trace_speed
 //   key = value  ; numbers accept C syntax (1e9, 0.25); sizes are bytes; times are seconds
@@ -56,6 +58,12 @@ struct FailureConfig {
   double at = 0;     // seconds
 };
 
+struct SlowConfig {
+  std::string name;
+  double fraction = 0;  // 0..1 of all OSDs
+  double factor = 2;    // >= 1: latencies and transfer times multiplied by this
+};
+
 struct DeviceConfig {
   bool is_ssd = true;
   SsdParams ssd;
@@ -82,6 +90,7 @@ struct SimConfig {
   std::map<std::string, DeviceConfig> devices;
   std::vector<StreamConfig> streams;
   std::vector<FailureConfig> failures;
+  std::vector<SlowConfig> slow;
 };
 
 // Reads the file at `path` (and what it includes). Returns the resolved config or the first error.

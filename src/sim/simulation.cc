@@ -74,10 +74,23 @@ struct StreamState {
   const std::vector<TraceRecord>* trace = nullptr;
 };
 
-std::unique_ptr<Device> make_device(const DeviceConfig& d, uint64_t seed) {
-  if (!d.is_ssd) return std::make_unique<HddModel>(d.hdd);
+// `slowdown` >= 1 stretches every latency and transfer time of the device by that factor.
+std::unique_ptr<Device> make_device(const DeviceConfig& d, uint64_t seed, double slowdown) {
+  if (!d.is_ssd) {
+    HddParams p = d.hdd;
+    p.bandwidth /= slowdown;
+    p.avg_seek *= slowdown;
+    p.rpm /= slowdown;
+    return std::make_unique<HddModel>(p);
+  }
   SsdParams p = d.ssd;
   p.seed = seed;
+  p.read_latency *= slowdown;
+  p.write_latency *= slowdown;
+  p.read_bandwidth /= slowdown;
+  p.write_bandwidth /= slowdown;
+  p.gc_copy_bandwidth /= slowdown;
+  p.gc_erase_bandwidth /= slowdown;
   return std::make_unique<SsdModel>(p);
 }
 
@@ -92,11 +105,21 @@ class Simulation {
     result_.interval = c.timeline_interval;
     const int osds = n_ * c.osds_per_color;
     osds_.resize(osds);
+    Rng slow_draw(mix(c.seed ^ 0x51017));
     for (int i = 0; i < osds; ++i) {
       osds_[i].color = i / c.osds_per_color;
-      osds_[i].data = make_device(c.devices.at(c.data_device), mix(c.seed * 1000003 + 2 * i));
+      double slowdown = 1, u = slow_draw.uniform();
+      for (const SlowConfig& slow : c.slow) {
+        if (u < slow.fraction) {
+          slowdown = slow.factor;
+          result_.slow_osds++;
+          break;
+        }
+        u -= slow.fraction;
+      }
+      osds_[i].data = make_device(c.devices.at(c.data_device), mix(c.seed * 1000003 + 2 * i), slowdown);
       if (!c.journal_device.empty())
-        osds_[i].journal = make_device(c.devices.at(c.journal_device), mix(c.seed * 1000003 + 2 * i + 1));
+        osds_[i].journal = make_device(c.devices.at(c.journal_device), mix(c.seed * 1000003 + 2 * i + 1), 1);
     }
     uint64_t objects = 0;
     streams_.resize(c.streams.size());

@@ -48,6 +48,7 @@ struct RunResult {
   uint64_t mixed_reads = 0;       // reads that had to use write-phase shards
   uint64_t memory_reads = 0;      // shard reads served from held (not yet applied) data
   uint64_t unavailable_requests = 0;  // requests that found fewer than k shards up
+  uint64_t slow_osds = 0;             // OSDs given a slow data device by [slow] sections
   double read_gc_blocked = 0;     // seconds during which at least one read waited on GC
   double client_end = 0;          // when the last client request completed
   double drained_at = 0;          // when the last held write reached its data device

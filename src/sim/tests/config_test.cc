@@ -78,6 +78,9 @@ TEST(Config, ErrorsNameTheKeyAndTheAcceptedValues) {
   expect_error(with("[stream mix]", "[failure f]\nosd = 6\n[stream mix]"), "osd", "accepted: 0..5");
   expect_error(with("[stream mix]", "[failure f]\nat = 1\n[stream mix]"), "osd", "required");
   expect_error(with("[stream mix]", "[failure f]\nwhen = 1\n[stream mix]"), "when", "accepted: at, osd");
+  expect_error(with("[stream mix]", "[slow s]\nfactor = 0.5\n[stream mix]"), "factor", "accepted: a number in 1..1000");
+  expect_error(with("[stream mix]", "[slow s]\nfraction = 0.6\n[slow t]\nfraction = 0.6\n[stream mix]"), "fraction",
+               "more than 1");
 }
 
 TEST(Config, IncludesAreResolvedByTheLoader) {

@@ -102,6 +102,19 @@ TEST(Simulation, ReplicationSurvivesOneCopyAndReportsTheLastOne) {
   EXPECT_GT(both.invariant_violations, 0u);  // objects written before the failures are gone
 }
 
+TEST(Simulation, SlowDrivesStretchTheTail) {
+  const std::string base =
+      "[sim]\nduration = 4\npolicy = none\n[cluster]\nk = 3\nm = 3\nosds_per_color = 4\npgs = 64\n"
+      "data_device = b\n[ssd b]\n"
+      "[stream r]\nkind = open\nrate = 3000\nsize = 131072\nobjects = 20000\n";
+  const RunResult fast = run_text(base);
+  const RunResult slow = run_text(base + "[slow s]\nfraction = 0.5\nfactor = 4\n");
+  EXPECT_EQ(fast.slow_osds, 0u);
+  EXPECT_GT(slow.slow_osds, 4u);
+  EXPECT_LT(slow.slow_osds, 20u);
+  EXPECT_GT(slow.read_latency.quantile(0.99), 2 * fast.read_latency.quantile(0.99));
+}
+
 TEST(Simulation, OpenLoopAndTraceStreamsRun) {
   const std::string text =
       "[sim]\nduration = 3\n[cluster]\ndata_device = b\n[ssd b]\n"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test: unit tests, the plugin under Ceph's own tools, the
+# simulator and QBox, end-to-end tests on a real local cluster (short version), and each fuzz
+# target for a few seconds in a separate clang build.
+#   scripts/test.sh                    as CI runs it
+#   ERAILS_CLUSTER_FULL=1 scripts/test.sh    with the long cluster tests
+#   ERAILS_FUZZ_SECONDS=300 scripts/test.sh  fuzz each parser for longer
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${ERAILS_BUILD:-$repo/build}
+fuzz_build=${ERAILS_FUZZ_BUILD:-$repo/build-fuzz}
+jobs=${ERAILS_JOBS:-2}
+
+cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$jobs"
+
+cmake -S "$repo" -B "$fuzz_build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DERAILS_FUZZ=ON -DERAILS_FUZZ_SECONDS="${ERAILS_FUZZ_SECONDS:-10}" >/dev/null
+# Only the fuzzers: the clang tree would otherwise build the whole project a second time.
+mapfile -t fuzzers < <(cmake --build "$fuzz_build" --target help | sed -n 's/^\.\.\. \(fuzz_[A-Za-z0-9_]*\).*/\1/p')
+[ "${#fuzzers[@]}" -gt 0 ] || { echo "test.sh: no fuzz targets found" >&2; exit 1; }
+cmake --build "$fuzz_build" -j "$jobs" --target "${fuzzers[@]}"
+(cd "$fuzz_build" && ctest --output-on-failure -R '^fuzz_')
+
+cd "$build"
+ctest --output-on-failure -j "$jobs"

@@ -8,9 +8,13 @@ SYSTEM_PYTHON3=/usr/bin/python3
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
 # The cluster directory comes from --dir, else ERAILS_CLUSTER_DIR, else <repo>/cluster (gitignored).
+# Only start.sh passes "create"; the other scripts must not leave empty directories behind.
 resolve_cluster_dir() {
     local dir=${1:-${ERAILS_CLUSTER_DIR:-$ERAILS_REPO/cluster}}
-    mkdir -p "$dir" 2>/dev/null || die "cannot create cluster directory $dir"
+    if [[ ${2:-} == create ]]; then
+        mkdir -p "$dir" 2>/dev/null || die "cannot create cluster directory $dir"
+    fi
+    [[ -d $dir ]] || die "no cluster directory $dir"
     CLUSTER_DIR=$(cd "$dir" && pwd)
     CLUSTER_CONF="$CLUSTER_DIR/ceph.conf"
 }

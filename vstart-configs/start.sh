@@ -53,7 +53,7 @@ done
 [[ -n $plugin_dir ]] && plugin_dir=$(cd "$plugin_dir" && pwd)
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds, got '$timeout'"
 
-resolve_cluster_dir "$dir_arg"
+resolve_cluster_dir "$dir_arg" create
 params="$CLUSTER_DIR/cluster.params"
 
 if ((fresh)) && [[ -e $params ]]; then

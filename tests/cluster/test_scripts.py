@@ -1,0 +1,68 @@
+"""The cluster and bench scripts refuse bad input with a message naming the option and what it
+accepts, before touching anything. No cluster needed."""
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+START = REPO / "vstart-configs" / "start.sh"
+sys.path.insert(0, str(REPO / "bench" / "cluster"))
+import compare_profiles  # noqa: E402
+
+
+@pytest.mark.parametrize("args,named", [
+    (["--osds", "0"], "--osds must be 1..32"),
+    (["--osds", "x"], "--osds must be 1..32"),
+    (["--port-base", "80"], "--port-base must be 1024..65000"),
+    (["--block-size", "4T"], "--block-size must look like 4G or 512M"),
+    (["--plugin-dir", "/nonexistent"], "--plugin-dir '/nonexistent' is not a directory"),
+    (["--timeout", "soon"], "--timeout must be seconds"),
+    (["--bogus"], "unknown argument '--bogus'"),
+])
+def test_start_refuses_bad_arguments(tmp_path, args, named):
+    done = subprocess.run([str(START), "--dir", str(tmp_path / "c")] + args,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert named in done.stderr
+    assert not (tmp_path / "c" / "cluster.params").exists()
+
+
+def test_start_refuses_a_port_range_in_use(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([str(START), "--dir", str(tmp_path / "c"), "--port-base", str(port)],
+                              capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert f"ports in use in {port}.." in done.stderr
+
+
+@pytest.mark.parametrize("script", ["stop.sh", "status.sh"])
+def test_stop_and_status_need_a_cluster(tmp_path, script):
+    done = subprocess.run([str(REPO / "vstart-configs" / script), "--dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert f"no cluster in {tmp_path}" in done.stderr
+
+
+@pytest.mark.parametrize("text,named", [
+    ("plugin=erails k=4", "lacks 'm='"),
+    ("plugin=erails k=4 m", "'m' is not key=value"),
+    ("k=4 m=2", "lacks 'plugin='"),
+])
+def test_bench_refuses_bad_profiles(text, named):
+    with pytest.raises(ValueError, match=named):
+        compare_profiles.parse_profile(text)
+
+
+def test_bench_parses_rados_bench_summaries():
+    out = "Total time run: 10.1\nBandwidth (MB/sec):     140.28\nAverage IOPS:           35\n" \
+          "Average Latency(s):     0.4538\n"
+    assert compare_profiles.parse_summary(out, "write") == \
+        {"mb_per_s": 140.28, "iops": 35.0, "latency_s": 0.4538}
+    with pytest.raises(RuntimeError, match="no 'iops' summary"):
+        compare_profiles.parse_summary("Bandwidth (MB/sec): 1\n", "seq")

@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""PNG figures from the simulator reproductions (needs Debian's python3-matplotlib).
+
+    /usr/bin/python3 bench/sim/plot.py [--work /tmp/erails-sim-repro]
+
+Run after reproduce.py (same --work): reads its per-second timelines and bench/sim/results/*.csv,
+writes bench/sim/results/*.png. Every curve is simulator output, labelled as such.
+"""
+import argparse
+import csv
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+
+
+def timeline(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return [float(r["time"]) for r in rows], rows
+
+
+def per_second_plot(work, runs, column, title, out, xmax):
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for label, stem in runs:
+        t, rows = timeline(work / f"{stem}.timeline.csv")
+        ax.plot(t, [float(r[column]) for r in rows], label=label, linewidth=1)
+    ax.set_xlim(0, xmax)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"{column} per second")
+    ax.set_title(title + " (simulator)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS / out, dpi=100)
+    plt.close(fig)
+
+
+def rails_cdf():
+    with open(RESULTS / "rails_cdf.csv") as f:
+        rows = list(csv.DictReader(f))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, drives in zip(axes, ("2", "3")):
+        for run in ("none", "rails", "rails_guard1s", "read_only"):
+            pts = [(float(r["read_iops"]), float(r["fraction"])) for r in rows if r["drives"] == drives and r["run"] == run]
+            ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", label=run)
+        ax.set_title(f"{drives} drives: per-second read IOPS CDF (simulator)")
+        ax.set_xlabel("reads per second")
+        ax.legend()
+    axes[0].set_ylabel("fraction of seconds")
+    fig.tight_layout()
+    fig.savefig(RESULTS / "rails_cdf.png", dpi=100)
+    plt.close(fig)
+
+
+def write_vs_m():
+    with open(RESULTS / "write_vs_m.csv") as f:
+        rows = list(csv.DictReader(f))
+    m = [int(r["m"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(m, [float(r["W_bound_MBps"]) for r in rows], "o-", label="kmw/(k+m)")
+    ax.plot(m, [float(r["W_sim_MBps"]) for r in rows], "s--", label="simulated")
+    ax.set_xlabel("m (writers), N = 10")
+    ax.set_ylabel("write throughput (MB/s)")
+    ax.set_title("Achievable write throughput (simulator)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS / "write_vs_m.png", dpi=100)
+    plt.close(fig)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", default="/tmp/erails-sim-repro")
+    work = pathlib.Path(parser.parse_args().work)
+    per_second_plot(work / "rails", [("without Rails", "d2_none"), ("Rails", "d2_rails"),
+                                     ("Rails + 1 s guard", "d2_rails_guard1s")],
+                    "reads", "2 drives, replication, T = 10 s", "rails_timeline.png", 100)
+    per_second_plot(work / "erails", [("without eRails", "k3_none"), ("eRails", "k3_erails")],
+                    "reads", "k = m = 3, 128 KB", "erails_k3_timeline.png", 100)
+    per_second_plot(work / "erails", [("without eRails", "k5_none"), ("eRails", "k5_erails")],
+                    "reads", "k = m = 5, 128 KB", "erails_k5_timeline.png", 100)
+    per_second_plot(work / "trace", [("without Rails", "none"), ("Rails", "rails")],
+                    "read_gc_blocked_seconds", "synthetic MSR-format trace, 2 drives", "trace_blocked.png", 120)
+    rails_cdf()
+    write_vs_m()
+    for png in sorted(RESULTS.glob("*.png")):
+        print(png)
+
+
+if __name__ == "__main__":
+    main()

@@ -320,6 +320,9 @@ class Parser {
 std::optional<Error> check(SimConfig& c, const std::string& origin) {
   auto fail = [&](const char* key, const std::string& msg) { return Error{key, origin + ": " + msg}; };
   const int n = c.k + c.m;
+  if ((c.duration + c.drain_limit) / c.timeline_interval > 1e7)
+    return fail("timeline_interval", "[sim] (duration + drain_limit) / timeline_interval exceeds 1e7 timeline rows; "
+                                     "accepted: a longer timeline_interval");
   if (n > rails::kMaxColors) return fail("m", "k+m is " + std::to_string(n) + "; accepted: at most 64");
   if (c.policy == Policy::kRails && c.k != 1)
     return fail("k", "policy rails is replication and needs k = 1 (use policy erails for k > 1)");

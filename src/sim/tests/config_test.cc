@@ -75,6 +75,7 @@ TEST(Config, ErrorsNameTheKeyAndTheAcceptedValues) {
   expect_error(with("[sim]", "[sim"), "section", "without ']'");
   expect_error(with("[sim]", "[sim]\njust words"), "line", "key = value");
   expect_error(with("[ssd j]", "[ssd ssd1]"), "section", "defined twice");
+  expect_error(with("duration = 5", "duration = 1e6\ntimeline_interval = 0.01"), "timeline_interval", "1e7");
   expect_error(with("[stream mix]", "[failure f]\nosd = 6\n[stream mix]"), "osd", "accepted: 0..5");
   expect_error(with("[stream mix]", "[failure f]\nat = 1\n[stream mix]"), "osd", "required");
   expect_error(with("[stream mix]", "[failure f]\nwhen = 1\n[stream mix]"), "when", "accepted: at, osd");

@@ -83,3 +83,17 @@ def test_switch_is_exact_boundary_with_inexact_frame():
     assert sw > t
     assert s.frame(sw) == s.frame(t) + 1
     assert s.frame(math.nextafter(sw, -math.inf)) == s.frame(t)
+
+
+def test_phase_queries_agree_with_the_read_set():
+    s = schedule.Schedule(schedule.ScheduleParams(4, 1.0, 2, 0.0, 0.25))
+    assert s.read_colors(0.5) == [0, 1]
+    assert s.read_colors(3.5) == [0, 3]  # the window wraps around the ring
+    assert s.is_read_phase(3, 3.5) and not s.is_read_phase(2, 3.5)
+    # Color 2 becomes a reader at t = 1: it stops applying writes 0.25 s before.
+    assert s.may_apply_writes(2, 0.74)
+    assert not s.may_apply_writes(2, 0.75)
+    assert s.may_apply_writes(3, 0.99)
+    assert not s.may_apply_writes(0, 0.5)
+    assert s.next_phase_change(0, 0.5) == 1.0
+    assert s.next_phase_change(3, 0.5) == 2.0

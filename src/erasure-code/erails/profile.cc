@@ -17,7 +17,6 @@ const std::vector<std::string> kOwnKeys = {
     "crush-root", "crush-failure-domain",         "crush-device-class", "crush-colors",
     "rails-frame", "rails-readers", "rails-epoch", "rails-guard"};
 
-constexpr double kMaxFrameSeconds = 86400;
 constexpr int kDefaultPacketSize = 2048;
 constexpr int kMaxPacketSize = 1 << 20;
 
@@ -57,9 +56,13 @@ bool parse_seconds(const std::string& text, double* out) {
   return true;
 }
 
-ProfileError error(const ProfileMap& profile, const std::string& key, std::string accepted) {
+std::string value_of(const ProfileMap& profile, const std::string& key) {
   auto it = profile.find(key);
-  return ProfileError{key, it == profile.end() ? "" : it->second, std::move(accepted)};
+  return it == profile.end() ? "" : it->second;
+}
+
+ProfileError error(const ProfileMap& profile, const std::string& key, const std::string& accepted) {
+  return ProfileError{key, value_of(profile, key), "expected " + accepted};
 }
 
 std::optional<ProfileError> check_known_keys(const ProfileMap& profile) {
@@ -87,7 +90,7 @@ std::optional<ProfileError> parse_code(ProfileMap& profile, Profile* p) {
   if (!parse_int(value_or_default(profile, "m", "2"), &p->m) || p->m < 1 || p->m >= kMaxChunks)
     return error(profile, "m", "an integer from 1 to " + std::to_string(kMaxChunks - 1));
   if (p->k + p->m > kMaxChunks)
-    return error(profile, "m", "k+m at most " + chunk_limit + " (Ceph shard ids are 8-bit)");
+    return error(profile, "m", "k+m at most " + chunk_limit + " (one Rails color per shard)");
 
   const std::string& technique = value_or_default(profile, "technique", "reed_sol_van");
   if (technique == "reed_sol_van") {
@@ -158,29 +161,30 @@ std::optional<ProfileError> parse_crush(ProfileMap& profile, Profile* p) {
 }
 
 std::optional<ProfileError> parse_rails(ProfileMap& profile, Profile* p) {
-  const int n = p->k + p->m;
-  if (!parse_seconds(value_or_default(profile, "rails-frame", "10"), &p->rails_frame) ||
-      p->rails_frame <= 0 || p->rails_frame > kMaxFrameSeconds)
-    return error(profile, "rails-frame",
-                 "seconds per window step, > 0 and <= " + format_number(kMaxFrameSeconds));
-
+  rails::ScheduleParams& schedule = p->schedule;
+  schedule.colors = p->k + p->m;
+  if (!parse_seconds(value_or_default(profile, "rails-frame", "10"), &schedule.frame_seconds))
+    return error(profile, "rails-frame", "seconds per window step, a decimal number");
+  // Reads must be able to decode from the read-phase colors alone.
   if (!parse_int(value_or_default(profile, "rails-readers", std::to_string(p->k)),
-                 &p->rails_readers) ||
-      p->rails_readers < p->k || p->rails_readers > n - 1)
+                 &schedule.readers) ||
+      schedule.readers < p->k)
     return error(profile, "rails-readers",
                  "an integer from k=" + std::to_string(p->k) + " to k+m-1=" +
-                     std::to_string(n - 1) + " (colors read at once; one color at least writes)");
-
-  if (!parse_seconds(value_or_default(profile, "rails-epoch", "0"), &p->rails_epoch) ||
-      p->rails_epoch < 0)
-    return error(profile, "rails-epoch", "seconds since the Unix epoch, >= 0");
-
+                     std::to_string(schedule.colors - 1) +
+                     " (colors read at once; one color at least writes)");
+  if (!parse_seconds(value_or_default(profile, "rails-epoch", "0"), &schedule.epoch))
+    return error(profile, "rails-epoch", "seconds since the Unix epoch, a decimal number");
   // A tenth of the frame lets writers drain before they turn readers without idling them long.
-  if (!parse_seconds(value_or_default(profile, "rails-guard", format_number(p->rails_frame / 10)),
-                     &p->rails_guard) ||
-      p->rails_guard < 0 || p->rails_guard >= p->rails_frame)
-    return error(profile, "rails-guard",
-                 "seconds, >= 0 and < rails-frame=" + format_number(p->rails_frame));
+  if (!parse_seconds(value_or_default(profile, "rails-guard", format_number(schedule.frame_seconds / 10)),
+                     &schedule.guard_seconds))
+    return error(profile, "rails-guard", "seconds, a decimal number");
+
+  auto valid = rails::validate(schedule);
+  if (!valid.ok()) {
+    const std::string& key = valid.error().key;
+    return ProfileError{key, value_of(profile, key), valid.error().message};
+  }
   return std::nullopt;
 }
 
@@ -196,7 +200,7 @@ const char* technique_name(Technique technique) {
 }
 
 std::string ProfileError::message() const {
-  return "erails: " + key + "=" + value + " is invalid: expected " + accepted;
+  return "erails: " + key + "=" + value + " is invalid: " + reason;
 }
 
 std::optional<ProfileError> parse_profile(ProfileMap& profile, Profile* parsed) {

@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "schedule.h"
+
 namespace erails {
 
 enum class Technique { kReedSolVan, kCauchyOrig, kCauchyGood };
 
 const char* technique_name(Technique technique);
 
-// Ceph numbers shards with an 8-bit signed id (-1 means "no shard").
-constexpr int kMaxChunks = 128;
+// Every shard is a color of the Rails schedule, which handles at most rails::kMaxColors (64).
+constexpr int kMaxChunks = rails::kMaxColors;
 
 struct Profile {
   int k = 0;
@@ -28,19 +30,20 @@ struct Profile {
   std::string crush_device_class;
   std::vector<std::string> crush_colors;  // empty, or exactly k + m bucket names in shard order
 
-  double rails_frame = 0;  // seconds per window step
-  int rails_readers = 0;   // colors in the read window
-  double rails_epoch = 0;  // seconds since the Unix epoch when frame 0 starts
-  double rails_guard = 0;  // seconds before turning read-phase that a color stops applying writes
+  // rails-frame, rails-readers, rails-epoch, rails-guard, for the k+m colors.
+  rails::ScheduleParams schedule;
+
+  // Rails steers reads and holds writes only when shards are pinned to colors.
+  bool rails_enabled() const { return !crush_colors.empty(); }
 };
 
-// What was wrong with one key: the key, the value given, and what would have been accepted.
+// What was wrong with one key: the key, the value given, and why, with what would be accepted.
 struct ProfileError {
   std::string key;
   std::string value;
-  std::string accepted;
+  std::string reason;
 
-  // "erails: <key>=<value> is invalid: <accepted>", the form the monitor shows the operator.
+  // "erails: <key>=<value> is invalid: <reason>", the form the monitor shows the operator.
   std::string message() const;
 };
 

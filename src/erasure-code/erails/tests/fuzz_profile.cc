@@ -26,8 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (erails::parse_profile(again, &reparsed) || again != profile) std::abort();
   const int n = parsed.k + parsed.m;
   const bool in_range = parsed.k >= 1 && parsed.m >= 1 && n <= erails::kMaxChunks &&
-                        parsed.rails_readers >= parsed.k && parsed.rails_readers < n &&
-                        parsed.rails_guard >= 0 && parsed.rails_guard < parsed.rails_frame &&
+                        parsed.schedule.colors == n && parsed.schedule.readers >= parsed.k &&
+                        parsed.schedule.readers < n && erails::rails::validate(parsed.schedule).ok() &&
                         (parsed.crush_colors.empty() || static_cast<int>(parsed.crush_colors.size()) == n);
   if (!in_range) std::abort();
   return 0;

@@ -20,9 +20,9 @@ TEST(Profile, EmptyProfileGetsCephDefaultsWrittenBack) {
   EXPECT_EQ(p.w, 8);
   EXPECT_EQ(p.crush_root, "default");
   EXPECT_EQ(p.crush_failure_domain, "host");
-  EXPECT_EQ(p.rails_readers, 2);
-  EXPECT_DOUBLE_EQ(p.rails_frame, 10);
-  EXPECT_DOUBLE_EQ(p.rails_guard, 1);
+  EXPECT_EQ(p.schedule.readers, 2);
+  EXPECT_DOUBLE_EQ(p.schedule.frame_seconds, 10);
+  EXPECT_DOUBLE_EQ(p.schedule.guard_seconds, 1);
   const ProfileMap expected = {{"k", "2"},
                                {"m", "2"},
                                {"technique", "reed_sol_van"},
@@ -72,16 +72,16 @@ TEST(Profile, AcceptsEveryKey) {
   EXPECT_EQ(p.w, 4);
   EXPECT_EQ(p.packetsize, 64);
   EXPECT_EQ(p.crush_colors, (std::vector<std::string>{"c0", "c1", "c2", "c3", "c4", "c5"}));
-  EXPECT_EQ(p.rails_readers, 4);
-  EXPECT_DOUBLE_EQ(p.rails_epoch, 1700000000.5);
-  EXPECT_DOUBLE_EQ(p.rails_guard, 0);
+  EXPECT_EQ(p.schedule.readers, 4);
+  EXPECT_DOUBLE_EQ(p.schedule.epoch, 1700000000.5);
+  EXPECT_DOUBLE_EQ(p.schedule.guard_seconds, 0);
 }
 
 TEST(Profile, ReplicationModeIsKOne) {
   Profile p;
   ASSERT_FALSE(parse({{"k", "1"}, {"m", "2"}}, &p));
   EXPECT_EQ(p.k, 1);
-  EXPECT_EQ(p.rails_readers, 1);
+  EXPECT_EQ(p.schedule.readers, 1);
 }
 
 struct BadCase {
@@ -106,22 +106,22 @@ INSTANTIATE_TEST_SUITE_P(
     EveryKey, BadProfile,
     ::testing::Values(
         BadCase{{{"plugin", "jerasure"}}, "plugin", "erails"},
-        BadCase{{{"k", "0"}}, "k", "1 to 127"},
-        BadCase{{{"k", "-1"}}, "k", "1 to 127"},
-        BadCase{{{"k", "two"}}, "k", "1 to 127"},
-        BadCase{{{"k", "3 "}}, "k", "1 to 127"},
-        BadCase{{{"k", "99999999999"}}, "k", "1 to 127"},
-        BadCase{{{"k", ""}}, "k", "1 to 127"},
-        BadCase{{{"m", "0"}}, "m", "1 to 127"},
-        BadCase{{{"m", "1.5"}}, "m", "1 to 127"},
-        BadCase{{{"k", "100"}, {"m", "29"}}, "m", "k+m at most 128"},
+        BadCase{{{"k", "0"}}, "k", "1 to 63"},
+        BadCase{{{"k", "-1"}}, "k", "1 to 63"},
+        BadCase{{{"k", "two"}}, "k", "1 to 63"},
+        BadCase{{{"k", "3 "}}, "k", "1 to 63"},
+        BadCase{{{"k", "99999999999"}}, "k", "1 to 63"},
+        BadCase{{{"k", ""}}, "k", "1 to 63"},
+        BadCase{{{"m", "0"}}, "m", "1 to 63"},
+        BadCase{{{"m", "1.5"}}, "m", "1 to 63"},
+        BadCase{{{"k", "40"}, {"m", "30"}}, "m", "k+m at most 64"},
         BadCase{{{"technique", "liberation"}}, "technique", "reed_sol_van, cauchy_orig, cauchy_good"},
         BadCase{{{"w", "7"}}, "w", "8, 16 or 32"},
         BadCase{{{"w", "sixteen"}}, "w", "8, 16 or 32"},
         BadCase{{{"technique", "cauchy_good"}, {"w", "1"}}, "w", "2 to 32"},
         BadCase{{{"technique", "cauchy_good"}, {"w", "33"}}, "w", "2 to 32"},
         BadCase{{{"technique", "cauchy_orig"}, {"k", "6"}, {"m", "3"}, {"w", "3"}}, "w", "2^w >= k+m"},
-        BadCase{{{"k", "200"}}, "k", "1 to 127"},
+        BadCase{{{"k", "200"}}, "k", "1 to 63"},
         BadCase{{{"packetsize", "2048"}}, "packetsize", "cauchy_orig and cauchy_good only"},
         BadCase{{{"technique", "cauchy_good"}, {"packetsize", "100"}}, "packetsize", "multiple of 8"},
         BadCase{{{"technique", "cauchy_good"}, {"packetsize", "0"}}, "packetsize", "multiple of 8"},
@@ -132,19 +132,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{{"crush-colors", "a,b,c,c"}}, "crush-colors", "distinct"},
         BadCase{{{"crush-colors", "a,b,,c"}}, "crush-colors", "exactly k+m=4"},
         BadCase{{{"crush-colors", "a,b,c,d,"}}, "crush-colors", "exactly k+m=4"},
-        BadCase{{{"rails-frame", "0"}}, "rails-frame", "> 0"},
-        BadCase{{{"rails-frame", "-3"}}, "rails-frame", "> 0"},
-        BadCase{{{"rails-frame", "nan"}}, "rails-frame", "> 0"},
-        BadCase{{{"rails-frame", "inf"}}, "rails-frame", "> 0"},
-        BadCase{{{"rails-frame", "0x10"}}, "rails-frame", "> 0"},
-        BadCase{{{"rails-frame", "10s"}}, "rails-frame", "> 0"},
-        BadCase{{{"rails-frame", "1e9"}}, "rails-frame", "<= 86400"},
+        BadCase{{{"rails-frame", "0"}}, "rails-frame", "seconds >= 0.001"},
+        BadCase{{{"rails-frame", "-3"}}, "rails-frame", "seconds >= 0.001"},
+        BadCase{{{"rails-frame", "nan"}}, "rails-frame", "a decimal number"},
+        BadCase{{{"rails-frame", "inf"}}, "rails-frame", "a decimal number"},
+        BadCase{{{"rails-frame", "0x10"}}, "rails-frame", "a decimal number"},
+        BadCase{{{"rails-frame", "10s"}}, "rails-frame", "a decimal number"},
         BadCase{{{"rails-readers", "1"}}, "rails-readers", "from k=2 to k+m-1=3"},
-        BadCase{{{"rails-readers", "4"}}, "rails-readers", "from k=2 to k+m-1=3"},
-        BadCase{{{"rails-epoch", "-1"}}, "rails-epoch", ">= 0"},
-        BadCase{{{"rails-epoch", "yesterday"}}, "rails-epoch", ">= 0"},
-        BadCase{{{"rails-guard", "10"}}, "rails-guard", "< rails-frame=10"},
-        BadCase{{{"rails-guard", "-0.5"}}, "rails-guard", ">= 0"},
+        BadCase{{{"rails-readers", "4"}}, "rails-readers", "accepted: 1..3"},
+        BadCase{{{"rails-readers", "three"}}, "rails-readers", "from k=2 to k+m-1=3"},
+        BadCase{{{"rails-epoch", "1e13"}}, "rails-epoch", "accepted: seconds in"},
+        BadCase{{{"rails-epoch", "yesterday"}}, "rails-epoch", "a decimal number"},
+        BadCase{{{"rails-guard", "10"}}, "rails-guard", "rails-guard < rails-frame (10)"},
+        BadCase{{{"rails-guard", "-0.5"}}, "rails-guard", "0 <= rails-guard"},
         BadCase{{{"rails-frme", "5"}}, "rails-frme", "unknown key; erails accepts k m technique"},
         BadCase{{{"ruleset-root", "default"}}, "ruleset-root", "unknown key"}));
 

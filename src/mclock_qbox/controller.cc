@@ -60,7 +60,17 @@ struct Controller::Impl {
   // The cost hint the scheduler gets: device time for QBox, one unit per request for the
   // throughput-based schedulers.
   Seconds price(const CostEstimator& estimator, RequestClass c) const {
-    return config.scheduler == SchedulerKind::qbox ? estimate(estimator, c) : 1.0;
+    if (config.scheduler != SchedulerKind::qbox) return 1.0;
+    Seconds cost = estimate(estimator, c);
+    // Probing: EDF on steady estimates keeps the class mix the same in every window, and then
+    // the two-window system has no well-conditioned intersections (thesis 3.3.1 needs the mix to
+    // move). Sequential prices alternate between (1 + p) and 1 / (1 + p) from one estimator
+    // window to the next, which moves the mix by a known amount; the geometric mean is the true
+    // price, so shares drift by only ~p^2/2.
+    if (config.probe > 0 && c.access == Access::sequential) {
+      cost *= estimator.windows_closed() % 2 == 0 ? 1 + config.probe : 1 / (1 + config.probe);
+    }
+    return cost;
   }
 
   Seconds estimate(const CostEstimator& estimator, RequestClass c) const {

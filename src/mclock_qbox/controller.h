@@ -41,6 +41,7 @@ struct ControllerConfig {
   CostPair default_read_cost{0.0002, 0.008};
   CostPair default_write_cost{0.0003, 0.010};
   std::uint64_t sequential_gap_bytes = 0;  // see StreamClassifier
+  double probe = 0.3;  // alternating price perturbation of sequential requests (qbox only); 0 = off
 };
 
 // What one client got over a reporting window.

@@ -105,6 +105,8 @@ Result<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
   Seconds window_end = config.report_every;
   const Seconds end = config.duration;
   while (true) {
+    // Completions first: they free dispatch slots and, in closed loop, let streams issue more.
+    controller.reap(now);
     // Issue what the streams have ready.
     for (Stream& s : streams) {
       if (s.target <= 0) continue;
@@ -121,7 +123,6 @@ Result<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
       }
     }
     if (auto sent = controller.dispatch(now); !sent) return sent.error();
-    controller.reap(now);
 
     if (now >= window_end || now >= end) {
       const Seconds stop = std::min(now, end);

@@ -1,18 +1,8 @@
 #include "pair_estimator.h"
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 
 namespace qbox {
-namespace {
-
-double median(double* values, std::size_t n) {
-  std::sort(values, values + n);
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
 
 PairEstimator::PairEstimator(PairEstimatorConfig config, std::optional<CostPair> prior)
     : config_(config) {
@@ -52,30 +42,27 @@ PairEstimator::Update PairEstimator::add_window(const Window& window) {
     }
     used = Update::single_class;
   } else {
-    // The median of the valid intersections, not their mean: a pair of windows with nearly the
-    // same mix yields a far-off point that would drag a mean, and with ten pairs per window the
-    // median ignores such a point.
-    std::array<double, 64> sequential_samples;
-    std::array<double, 64> random_samples;
-    std::size_t valid = 0;
+    // A weighted mean of the valid intersections, each weighted by how sharply its two lines
+    // cross (squared normalized determinant). Pairs of windows with nearly the same mix place
+    // their intersection almost anywhere along the line; a plain mean or median of them drifts
+    // toward the middle of the positive segment, while these weights make the mean the
+    // least-squares fit of the windows (Jacobi's identity for two unknowns).
+    CostPair weighted;
+    double total_weight = 0;
     for (const Window& earlier : history_) {
-      if (valid == sequential_samples.size()) break;
       if (const auto point = intersect(earlier, window, config_.limits)) {
-        sequential_samples[valid] = point->sequential;
-        random_samples[valid] = point->random;
-        ++valid;
+        const double weight = crossing_weight(earlier, window);
+        weighted.sequential += weight * point->sequential;
+        weighted.random += weight * point->random;
+        total_weight += weight;
       }
     }
-    if (valid > 0) {
-      blend(sequential_, last_sequential_sample_, median(sequential_samples.data(), valid));
-      blend(random_, last_random_sample_, median(random_samples.data(), valid));
+    if (total_weight > 0) {
+      blend(sequential_, last_sequential_sample_, weighted.sequential / total_weight);
+      blend(random_, last_random_sample_, weighted.random / total_weight);
       used = Update::intersections;
     } else if (const auto current = estimate()) {
-      // With no earlier window the estimate's ratio is read off the new window itself.
-      const Window& previous =
-          history_.empty() ? window
-                           : history_[(next_slot_ + history_.size() - 1) % history_.size()];
-      if (const auto point = project(*current, previous, window)) {
+      if (const auto point = project(*current, window)) {
         blend(sequential_, last_sequential_sample_, point->sequential);
         blend(random_, last_random_sample_, point->random);
         used = Update::projection;

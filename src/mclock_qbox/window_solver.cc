@@ -17,16 +17,18 @@ std::optional<CostPair> intersect(const Window& i, const Window& j, const Solver
   return CostPair{x, y};
 }
 
-std::optional<CostPair> project(const CostPair& estimate, const Window& i, const Window& j) {
+double crossing_weight(const Window& i, const Window& j) {
+  const double det = j.sequential * i.random - i.sequential * j.random;
+  const double scale = j.sequential * i.random + i.sequential * j.random;
+  if (scale <= 0) return 0;
+  return (det / scale) * (det / scale);
+}
+
+std::optional<CostPair> project(const CostPair& estimate, const Window& j) {
   if (j.busy <= 0 || (j.sequential <= 0 && j.random <= 0)) return std::nullopt;
-  double mu = estimate.random / estimate.sequential;
-  if (i.random > 0 && estimate.sequential > 0) {
-    const double on_line_i = (i.busy / estimate.sequential - i.sequential) / i.random;
-    if (on_line_i > 0) mu = on_line_i;
-  }
-  const double denominator = j.sequential + mu * j.random;
-  if (!(denominator > 0) || !(mu > 0)) return std::nullopt;
-  const double x = j.busy / denominator;
+  if (!(estimate.sequential > 0) || !(estimate.random > 0)) return std::nullopt;
+  const double mu = estimate.random / estimate.sequential;
+  const double x = j.busy / (j.sequential + mu * j.random);
   return CostPair{x, mu * x};
 }
 

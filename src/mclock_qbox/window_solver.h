@@ -39,11 +39,17 @@ struct SolverLimits {
 // (the conditions 3.3 are exactly x > 0 and y > 0), nearly parallel lines, or a ratio out of bounds.
 std::optional<CostPair> intersect(const Window& i, const Window& j, const SolverLimits& limits);
 
-// Projection of an estimate onto window j's line (3.6-3.7), used when no intersection is valid.
-// The ratio mu = y/x is taken from where `estimate`'s sequential cost meets window i's line (3.7);
-// if that is not positive (window i alone cannot place it), the estimate's own ratio is used.
-// Returns nothing if window j has no completions or the projection is not positive.
-std::optional<CostPair> project(const CostPair& estimate, const Window& i, const Window& j);
+// How sharply the lines of windows i and j cross: (det / (alpha_j beta_i + alpha_i beta_j))^2, in
+// [0, 1]; 0 for parallel lines or windows without both classes.
+double crossing_weight(const Window& i, const Window& j);
+
+// Projection of an estimate onto window j's line (3.6-3.7), used when no intersection is valid:
+// the point of that line with the estimate's cost ratio mu = y/x. The thesis derives mu from where
+// the estimate meets the previous window's line (3.7); that re-derives the ratio from one noisy
+// window every time and, under the steady mix EDF produces, lets it random-walk along the line.
+// Keeping the estimate's own ratio leaves ratio changes to the intersections, which measure them.
+// Returns nothing if window j has no completions or the estimate is not positive.
+std::optional<CostPair> project(const CostPair& estimate, const Window& j);
 
 struct ClassSample {
   Access access;

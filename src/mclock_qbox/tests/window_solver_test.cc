@@ -40,9 +40,8 @@ TEST(Intersect, SingleClassWindowsHaveNoIntersection) {
 
 TEST(Project, KeepsRatioAndLandsOnTheNewWindowLine) {
   const CostPair truth{0.0001, 0.008};
-  const Window i = window_of(600, 5, truth);
   const Window j = window_of(300, 9, CostPair{0.0002, 0.016});  // costs doubled
-  const auto point = project(truth, i, j);
+  const auto point = project(truth, j);
   ASSERT_TRUE(point);
   EXPECT_NEAR(j.sequential * point->sequential + j.random * point->random, j.busy, 1e-12);
   EXPECT_NEAR(point->random / point->sequential, 80.0, 1e-9);
@@ -50,7 +49,8 @@ TEST(Project, KeepsRatioAndLandsOnTheNewWindowLine) {
 }
 
 TEST(Project, NothingForAnEmptyWindow) {
-  EXPECT_FALSE(project(CostPair{1, 2}, Window{1, 1, 3}, Window{0, 0, 0.1}));
+  EXPECT_FALSE(project(CostPair{1, 2}, Window{0, 0, 0.1}));
+  EXPECT_FALSE(project(CostPair{0, 2}, Window{1, 1, 0.1}));
 }
 
 TEST(SingleClass, DividesBusyTimeByCount) {

@@ -453,14 +453,10 @@ class Simulation {
     apply_held(osd_id);
   }
 
-  bool may_apply(const Osd& osd) const {
-    // After the clients stop, every color drains as soon as it is out of the read window.
-    return schedule_.may_apply_writes(osd.color, now());
-  }
 
   void apply_held(int osd_id) {
     Osd& osd = osds_[osd_id];
-    while (osd.applying < c_.flush_depth && !osd.to_apply.empty() && may_apply(osd)) {
+    while (osd.applying < c_.flush_depth && !osd.to_apply.empty() && schedule_.may_apply_writes(osd.color, now())) {
       const HeldWrite w = osd.to_apply.front();
       osd.to_apply.pop_front();
       const IoResult io = osd.data->submit(now(), {IoKind::kWrite, w.object * w.bytes, w.bytes});

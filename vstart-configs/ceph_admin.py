@@ -29,8 +29,8 @@ def create_osds(cluster, uuids):
 
 
 def cluster_state(cluster):
-    """Returns (osds up, osds in, osds defined, PGs the pools define, PGs active+clean in the
-    mgr's report).
+    """Returns (mgr available, osds up, osds in, osds defined, PGs the pools define, PGs
+    active+clean in the mgr's report).
 
     The PG count comes from the OSD map rather than the mgr's report, so that a pool the mgr has
     not heard of yet still counts as not clean.
@@ -41,12 +41,14 @@ def cluster_state(cluster):
     clean = sum(s["count"] for s in status["pgmap"].get("pgs_by_state", [])
                 if s["state_name"] == "active+clean")
     osdmap = status["osdmap"]
-    return osdmap["num_up_osds"], osdmap["num_in_osds"], osdmap["num_osds"], defined, clean
+    return (status["mgrmap"]["available"], osdmap["num_up_osds"], osdmap["num_in_osds"],
+            osdmap["num_osds"], defined, clean)
 
 
 def wait_healthy(cluster, osds, timeout, settle=2.0, out=sys.stdout):
-    """Waits until `osds` OSDs (None: every OSD in the map) are up and in and every PG is
-    active+clean; False on timeout.
+    """Waits until a mgr is active, `osds` OSDs (None: every OSD in the map) are up and in and
+    every PG is active+clean; False on timeout. Without an active mgr no PG state is reported,
+    so a cluster without pools would otherwise look clean.
 
     The mgr's PG report lags the OSD map by up to mgr_stats_period (1 s in start.sh's clusters):
     just after an OSD restart it can still say clean. The state must therefore hold for `settle`
@@ -55,17 +57,18 @@ def wait_healthy(cluster, osds, timeout, settle=2.0, out=sys.stdout):
     deadline = time.monotonic() + timeout
     healthy_since = None
     while True:
-        up, inn, defined, pgs, clean = cluster_state(cluster)
+        mgr, up, inn, defined, pgs, clean = cluster_state(cluster)
         want = defined if osds is None else osds
         now = time.monotonic()
-        if up >= want and inn >= want and clean == pgs:
+        if mgr and up >= want and inn >= want and clean == pgs:
             healthy_since = healthy_since or now
             if now - healthy_since >= settle:
                 return True
         else:
             healthy_since = None
         if now >= deadline:
-            print(f"timed out after {timeout}s: {up}/{want} OSDs up, {inn} in, "
+            print(f"timed out after {timeout}s: mgr {'active' if mgr else 'not active'}, "
+                  f"{up}/{want} OSDs up, {inn} in, "
                   f"{clean}/{pgs} PGs active+clean", file=out)
             return False
         time.sleep(0.25)

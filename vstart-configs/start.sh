@@ -91,6 +91,13 @@ if ! daemon_running mon.a; then
     [[ -z $busy ]] || die "ports in use in $port_base..$port_max: $busy(choose another --port-base)"
 fi
 
+# Measured here: an OSD holds 4 x bdev_aio_max_queue_depth kernel AIO slots. Failing now names
+# the cause; running out inside mkfs or mount only logs EAGAIN in an OSD log.
+aio_per_osd=$((4 * 256))
+aio_free=$(($(</proc/sys/fs/aio-max-nr) - $(</proc/sys/fs/aio-nr)))
+((aio_free >= osds * aio_per_osd)) || die "only $aio_free kernel AIO slots free (fs.aio-max-nr), \
+$((osds * aio_per_osd)) needed for $osds OSDs: stop another cluster or raise fs.aio-max-nr"
+
 cat >"$params" <<EOF
 fsid=$fsid
 osds=$osds
@@ -186,6 +193,10 @@ osd_check_max_object_name_len_on_startup = false
 # Each op shard opens and closes the block device at start-up (~0.3 s each here) and owns a
 # thread; two shards suit a 2-core machine and halve OSD start time.
 osd_op_num_shards = 2
+# Every BlueStore device reserves this many kernel AIO slots, out of fs.aio-max-nr (65536) for
+# the whole machine; at the default 1024, two or three clusters here exhaust it and mkfs fails
+# with EAGAIN. 256 is still deeper than a sparse file gains from.
+bdev_aio_max_queue_depth = 256
 # Files report rotational, so the HDD recovery throttle (a 0.1 s sleep per recovery op) would
 # apply; it makes recovery after an OSD restart take minutes on a cluster that has no disk to spare.
 osd_recovery_sleep_hdd = 0
@@ -219,6 +230,17 @@ write_conf
 umask 077
 began=$SECONDS
 
+# A cluster that failed half-way through creation is of no use; stop what was started so that no
+# daemon outlives the attempt (the directory stays, for its logs).
+created=0
+mkfs_pids=()
+abandon_creation() {
+    if ((created)); then return; fi
+    if ((${#mkfs_pids[@]})); then kill "${mkfs_pids[@]}" 2>/dev/null || true; fi
+    "$ERAILS_VSTART/stop.sh" --dir "$CLUSTER_DIR" >/dev/null 2>&1 || true
+}
+((creating)) && trap abandon_creation EXIT
+
 if ((creating)); then
     echo "creating cluster $fsid in $CLUSTER_DIR ($osds OSDs, mon on 127.0.0.1:$port_base)"
     mkdir -p "$CLUSTER_DIR/mgr.x"
@@ -246,7 +268,6 @@ if ((creating)); then
     rm -f "$initial" "$CLUSTER_DIR/run/monmap"
 
     # BlueStore mkfs needs no monitor, so it overlaps with the monitor's start.
-    mkfs_pids=()
     for ((i = 0; i < osds; i++)); do
         ceph-osd -c "$CLUSTER_CONF" -i "$i" --mkfs --no-mon-config --osd-uuid "$(osd_uuid "$i")" \
             >>"$CLUSTER_DIR/log/osd.$i.stdout" 2>&1 &
@@ -280,8 +301,10 @@ if ((wait_healthy)); then
     "$SYSTEM_PYTHON3" "$ERAILS_VSTART/ceph_admin.py" --conf "$CLUSTER_CONF" \
         wait-healthy --osds "$osds" --timeout "$timeout" \
         || die "cluster did not become healthy; logs are in $CLUSTER_DIR/log"
+    created=1
     echo "cluster up: $osds OSDs up and in, all PGs active+clean ($((SECONDS - began)) s)"
 else
+    created=1
     echo "daemons started ($((SECONDS - began)) s); not waiting for active+clean"
 fi
 echo "erasure-code plugins preloaded: $preload"

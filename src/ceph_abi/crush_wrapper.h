@@ -14,6 +14,10 @@ class CrushWrapper {
   int add_simple_rule(std::string name, std::string root_name, std::string failure_domain_name,
                       std::string device_class, std::string mode, int rule_type,
                       std::ostream* err);
+  // Id of the bucket or device named `name` (shadow buckets are named "<bucket>~<class>").
+  // Precondition: name_exists(name).
+  int get_item_id(const std::string& name) const;
+  bool name_exists(const std::string& name) const;
 };
 
 namespace crush_abi {
@@ -35,13 +39,37 @@ struct Rule {
   RuleMask mask;
   RuleStep steps[1];
 };
+// The prefix of struct crush_bucket that we read.
+struct BucketPrefix {
+  int32_t id;
+  uint16_t type;
+  uint8_t alg;
+  uint8_t hash;
+  uint32_t weight;
+  uint32_t size;  // number of items
+};
 // The prefix of struct crush_map that we read.
 struct MapPrefix {
-  void** buckets;
+  BucketPrefix** buckets;
   Rule** rules;
   int32_t max_buckets;
   uint32_t max_rules;
 };
+
+// Rule step operations of CRUSH's C API.
+enum RuleOp : uint32_t {
+  kTake = 1,
+  kChooseIndep = 3,
+  kEmit = 4,
+  kChooseLeafIndep = 7,
+};
+
+// CRUSH's C rule builder, exported by libceph-common and ceph-osd.
+extern "C" {
+Rule* crush_make_rule(int len, int ruleset, int type, int minsize, int maxsize);
+void crush_rule_set_step(Rule* rule, int pos, int op, int arg1, int arg2);
+void crush_destroy_rule(Rule* rule);
+}
 
 // pg_pool_t::TYPE_ERASURE, the rule type of erasure-coded pools.
 constexpr int kRuleTypeErasure = 3;
@@ -51,8 +79,12 @@ constexpr std::size_t kCrushMapOffset = 0x180;
 
 // The rule `rule_id` of `crush`, or nullptr when what sits at the assumed offset does not look like
 // a crush map holding that rule (another Ceph build): callers then refuse rather than write blindly.
+inline MapPrefix* crush_map_of(CrushWrapper& crush) {
+  return *reinterpret_cast<MapPrefix**>(reinterpret_cast<char*>(&crush) + kCrushMapOffset);
+}
+
 inline Rule* crush_rule_at(CrushWrapper& crush, int rule_id, int expected_type) {
-  auto* map = *reinterpret_cast<MapPrefix**>(reinterpret_cast<char*>(&crush) + kCrushMapOffset);
+  MapPrefix* map = crush_map_of(crush);
   if (map == nullptr || rule_id < 0 || static_cast<uint32_t>(rule_id) >= map->max_rules ||
       map->rules == nullptr)
     return nullptr;
@@ -61,6 +93,21 @@ inline Rule* crush_rule_at(CrushWrapper& crush, int rule_id, int expected_type) 
       rule->len == 0 || rule->len > 256)
     return nullptr;
   return rule;
+}
+
+// Replaces rule `rule_id` (checked with crush_rule_at) by `rule`, taking ownership of it.
+inline void replace_rule(CrushWrapper& crush, int rule_id, Rule* rule) {
+  MapPrefix* map = crush_map_of(crush);
+  crush_destroy_rule(map->rules[rule_id]);
+  map->rules[rule_id] = rule;
+}
+
+// Number of items in bucket `bucket_id` (< 0), or -1 if there is no such bucket.
+inline int bucket_size(CrushWrapper& crush, int bucket_id) {
+  MapPrefix* map = crush_map_of(crush);
+  const int index = -1 - bucket_id;
+  if (bucket_id >= 0 || index >= map->max_buckets || map->buckets[index] == nullptr) return -1;
+  return static_cast<int>(map->buckets[index]->size);
 }
 
 }  // namespace crush_abi

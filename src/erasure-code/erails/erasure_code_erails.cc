@@ -1,11 +1,13 @@
 #include "erasure_code_erails.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <algorithm>
 
 #include "crush_wrapper.h"
+#include "read_selection.h"
 
 namespace erails {
 namespace {
@@ -27,6 +29,11 @@ char* contiguous_aligned(ceph::bufferlist& bl) {
   return bl.c_str();
 }
 
+// The schedule runs on the wall clock, which every OSD and the mgr keep NTP-synced.
+double wall_clock_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 bool in_range(const std::set<int>& ids, int n) {
   return ids.empty() || (*ids.begin() >= 0 && *ids.rbegin() < n);
 }
@@ -44,13 +51,26 @@ int ErasureCodeErails::init(ceph::ErasureCodeProfile& profile, std::ostream* ss)
     *ss << codec_error;
     return -ENOMEM;
   }
+  if (profile_.rails_enabled()) {
+    auto schedule = rails::Schedule::create(profile_.schedule);
+    if (!schedule.ok()) {  // parse_profile validated it; kept for the invariant's sake
+      *ss << "erails: " << schedule.error().message;
+      return -EINVAL;
+    }
+    schedule_ = std::make_unique<rails::Schedule>(schedule.value());
+  }
   profile_map_ = profile;
   return 0;
 }
 
 int ErasureCodeErails::create_rule(const std::string& name, CrushWrapper& crush,
                                    std::ostream* ss) const {
-  int rule_id = crush.add_simple_rule(name, profile_.crush_root, profile_.crush_failure_domain,
+  // With colors, add_simple_rule still creates the named rule (keeping CRUSH's name maps
+  // consistent) and resolves the first color, device class and failure domain for us; its steps
+  // are then replaced by the ordered blocks.
+  const std::string& root =
+      profile_.rails_enabled() ? profile_.crush_colors.front() : profile_.crush_root;
+  int rule_id = crush.add_simple_rule(name, root, profile_.crush_failure_domain,
                                       profile_.crush_device_class, "indep",
                                       crush_abi::kRuleTypeErasure, ss);
   if (rule_id < 0) return rule_id;
@@ -60,8 +80,67 @@ int ErasureCodeErails::create_rule(const std::string& name, CrushWrapper& crush,
         << ERAILS_CEPH_VERSION << " the plugin was built for; rebuild erails against it";
     return -ENOTSUP;
   }
+  if (profile_.rails_enabled()) return make_color_rule(crush, rule_id, rule, ss);
   // An erasure-coded pool always has exactly k+m shards.
   rule->mask.min_size = rule->mask.max_size = static_cast<uint8_t>(get_chunk_count());
+  return rule_id;
+}
+
+int ErasureCodeErails::make_color_rule(CrushWrapper& crush, int rule_id,
+                                       const crush_abi::Rule* simple, std::ostream* ss) const {
+  // Keep the simple rule's tunable steps (choose tries) and learn the failure domain's type.
+  std::vector<crush_abi::RuleStep> tunables;
+  int domain_type = -1;
+  for (uint32_t i = 0; i < simple->len; ++i) {
+    const crush_abi::RuleStep& step = simple->steps[i];
+    if (step.op == crush_abi::kChooseIndep || step.op == crush_abi::kChooseLeafIndep)
+      domain_type = step.arg2;
+    else if (step.op != crush_abi::kTake && step.op != crush_abi::kEmit)
+      tunables.push_back(step);
+  }
+  if (domain_type < 0) {
+    *ss << "erails: could not read the failure domain type from the rule CRUSH made";
+    return -ENOTSUP;
+  }
+
+  const std::string& device_class = profile_.crush_device_class;
+  std::vector<int> color_ids;
+  for (const std::string& color : profile_.crush_colors) {
+    const std::string item = device_class.empty() ? color : color + "~" + device_class;
+    if (!crush.name_exists(item)) {
+      *ss << "erails: crush-colors names " << item << ", which is not a CRUSH bucket"
+          << (device_class.empty() ? "" : " (a color with no device of class " + device_class + ")");
+      return -ENOENT;
+    }
+    const int id = crush.get_item_id(item);
+    const int size = crush_abi::bucket_size(crush, id);
+    if (size < 0) {
+      *ss << "erails: crush-colors names " << item << ", which is a device, not a bucket";
+      return -EINVAL;
+    }
+    if (size == 0) {
+      *ss << "erails: crush-colors bucket " << item << " is empty: every color needs OSDs";
+      return -EINVAL;
+    }
+    color_ids.push_back(id);
+  }
+
+  // One block per color, in shard order: shard i of every PG lands on an OSD of color i.
+  // `choose` when the domain is the OSD itself: chooseleaf would ignore `ceph osd out` there.
+  const int n = get_chunk_count();
+  const int op = domain_type == 0 ? crush_abi::kChooseIndep : crush_abi::kChooseLeafIndep;
+  crush_abi::Rule* ordered = crush_abi::crush_make_rule(
+      static_cast<int>(tunables.size()) + 3 * n, rule_id, crush_abi::kRuleTypeErasure, n, n);
+  if (ordered == nullptr) return -ENOMEM;
+  int pos = 0;
+  for (const auto& step : tunables)
+    crush_abi::crush_rule_set_step(ordered, pos++, static_cast<int>(step.op), step.arg1, step.arg2);
+  for (int id : color_ids) {
+    crush_abi::crush_rule_set_step(ordered, pos++, crush_abi::kTake, id, 0);
+    crush_abi::crush_rule_set_step(ordered, pos++, op, 1, domain_type);
+    crush_abi::crush_rule_set_step(ordered, pos++, crush_abi::kEmit, 0, 0);
+  }
+  crush_abi::replace_rule(crush, rule_id, ordered);
   return rule_id;
 }
 
@@ -74,16 +153,15 @@ int ErasureCodeErails::choose_shards(const std::set<int>& want_to_read,
   const int n = get_chunk_count();
   if (!in_range(want_to_read, n) || !in_range(available, n)) return -EINVAL;
   chosen->clear();
-  bool all_available = true;
-  for (int id : want_to_read) {
-    if (available.count(id)) chosen->insert(id);
-    else all_available = false;
-  }
-  if (all_available) return 0;
-  if (static_cast<int>(available.size()) < profile_.k) return -EIO;
-  // Decoding needs any k chunks; the wanted ones that are there cost nothing extra.
-  for (auto it = available.begin(); static_cast<int>(chosen->size()) < profile_.k; ++it)
-    chosen->insert(*it);
+  if (want_to_read.empty()) return 0;
+  // Without colors every shard counts as read-phase: the plain erasure-code choice.
+  rails::ColorSet read_phase(n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
+  if (schedule_) read_phase = schedule_->read_set(wall_clock_seconds());
+  auto choice = rails::choose_read_shards(
+      profile_.k, n, std::vector<int>(want_to_read.begin(), want_to_read.end()),
+      std::vector<int>(available.begin(), available.end()), read_phase);
+  if (!choice.ok()) return static_cast<int>(available.size()) < profile_.k ? -EIO : -EINVAL;
+  chosen->insert(choice.value().shards.begin(), choice.value().shards.end());
   return 0;
 }
 

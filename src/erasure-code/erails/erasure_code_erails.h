@@ -5,8 +5,10 @@
 #include <memory>
 
 #include "codec.h"
+#include "crush_wrapper.h"
 #include "erasure_code_interface.h"
 #include "profile.h"
+#include "schedule.h"
 
 namespace erails {
 
@@ -40,12 +42,17 @@ class ErasureCodeErails final : public ceph::ErasureCodeInterface {
 
  private:
   // The shards to read for `want_to_read` among `available`, or -EIO if fewer than k are.
+  // With colors, read-phase shards of the schedule at this moment are preferred.
   int choose_shards(const std::set<int>& want_to_read, const std::set<int>& available,
                     std::set<int>* chosen) const;
+  // Replaces the steps of `simple` (rule `rule_id`) by one take/choose/emit block per color.
+  int make_color_rule(CrushWrapper& crush, int rule_id, const crush_abi::Rule* simple,
+                      std::ostream* ss) const;
 
   ceph::ErasureCodeProfile profile_map_;
   Profile profile_;
   std::unique_ptr<Codec> codec_;
+  std::unique_ptr<rails::Schedule> schedule_;  // set when the profile names colors
   const std::vector<int> chunk_mapping_;  // identity: shard i holds chunk i, on color i
 };
 

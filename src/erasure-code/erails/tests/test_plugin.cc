@@ -3,11 +3,13 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <sstream>
 
 #include "plugin_host.h"
+#include "schedule.h"
 
 namespace {
 
@@ -199,6 +201,46 @@ TEST(Plugin, MinimumToDecode) {
   ASSERT_EQ(ec->minimum_to_decode_with_cost({1}, {{1, 9}, {2, 1}}, &cheapest), 0);
   EXPECT_EQ(cheapest, (std::set<int>{1}));
   EXPECT_EQ(ec->minimum_to_decode_with_cost({0}, {{1, 1}, {2, 1}}, &cheapest), -EIO);
+}
+
+TEST(Plugin, WithColorsReadsComeFromReadPhaseShards) {
+  // A long frame, so that the read set rarely changes between computing it here and the plugin
+  // computing it; if it does, the comparison is retried.
+  ceph::ErasureCodeProfile profile = {{"k", "2"}, {"m", "2"}, {"crush-colors", "c0,c1,c2,c3"},
+                                      {"rails-frame", "1000"}, {"rails-readers", "2"}};
+  auto ec = make(profile);
+  ASSERT_TRUE(ec);
+  erails::rails::ScheduleParams params{4, 1000, 2, 0, 100};
+  auto schedule = erails::rails::Schedule::create(params);
+  ASSERT_TRUE(schedule.ok());
+  auto now = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const auto before = schedule.value().read_set(now());
+    std::map<int, std::vector<std::pair<int, int>>> minimum;
+    ASSERT_EQ(ec->minimum_to_decode({0, 1}, range(0, 4), &minimum), 0);
+    if (schedule.value().read_set(now()) != before) continue;
+    std::set<int> chosen;
+    for (auto& [id, ranges] : minimum) chosen.insert(id);
+    const auto expected = before.to_vector();
+    EXPECT_EQ(chosen, std::set<int>(expected.begin(), expected.end()));
+    // With a read-phase shard down, one write-phase shard has to be read.
+    std::set<int> available = range(0, 4);
+    available.erase(expected.front());
+    ASSERT_EQ(ec->minimum_to_decode({0, 1}, available, &minimum), 0);
+    EXPECT_EQ(minimum.size(), 2u);
+    EXPECT_FALSE(minimum.count(expected.front()));
+    return;
+  }
+  FAIL() << "the read set kept changing";
+}
+
+TEST(Plugin, MinimumToDecodeOfNothingIsNothing) {
+  auto ec = make({{"k", "2"}, {"m", "1"}});
+  std::map<int, std::vector<std::pair<int, int>>> minimum = {{0, {}}};
+  EXPECT_EQ(ec->minimum_to_decode({}, range(0, 3), &minimum), 0);
+  EXPECT_TRUE(minimum.empty());
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Configuring must refuse a Ceph other than 16.2.x, and say why: the plugin's declarations of
+# Ceph's ABI are those of 16.2. Runs cmake/CephVersion.cmake against fake `ceph` commands.
+# usage: ceph_version_test.sh REPO
+set -euo pipefail
+repo=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/src" "$work/bin"
+cat >"$work/src/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(version_check NONE)
+include($repo/cmake/CephVersion.cmake)
+message(STATUS "version=\${ERAILS_CEPH_VERSION}")
+CMAKE
+
+configure_with() {  # prints cmake's output for a `ceph --version` that prints $1
+  printf '#!/bin/sh\necho "%s"\n' "$1" >"$work/bin/ceph"
+  chmod +x "$work/bin/ceph"
+  rm -rf "$work/build"
+  PATH="$work/bin:$PATH" cmake -S "$work/src" -B "$work/build" 2>&1
+}
+
+out=$(configure_with "ceph version 17.2.7 (abc) quincy (stable)") && { echo "FAIL: 17.2.7 accepted"; exit 1; }
+grep -q "found Ceph 17.2.7, but the plugin ABI declared in src/ceph_abi" <<<"$out" ||
+  { echo "FAIL: refusal of 17.2.7 does not say why:"; echo "$out"; exit 1; }
+out=$(configure_with "no version here") && { echo "FAIL: unreadable version accepted"; exit 1; }
+grep -q "could not read a version" <<<"$out" || { echo "FAIL: $out"; exit 1; }
+out=$(configure_with "ceph version 16.2.9 (abc) pacific (stable)") || { echo "FAIL: 16.2.9 refused: $out"; exit 1; }
+grep -q "version=16.2.9" <<<"$out" || { echo "FAIL: detected version not reported: $out"; exit 1; }
+echo "ok: 16.2.x accepted with its version, 17.2.7 and garbage refused with a reason"

@@ -45,11 +45,18 @@ done
     || { echo "no libec_erails.so in $plugin_dir (pass --plugin-dir <build>/erasure-code)" >&2; exit 2; }
 
 "$repo/vstart-configs/start.sh" --dir "$cluster_dir" --port-base "$port_base" --plugin-dir "$plugin_dir"
-((keep)) || trap '"$repo/vstart-configs/stop.sh" --dir "$cluster_dir" >/dev/null' EXIT
+# Without --keep the cluster is stopped at the end, and removed too when every run passed (its
+# OSD files hold gigabytes; the logs only matter after a failure).
+finish() {
+    ((keep)) && return
+    "$repo/vstart-configs/stop.sh" --dir "$cluster_dir" >/dev/null
+    ((failed == 0)) && rm -rf "$cluster_dir"
+}
+failed=0
+trap finish EXIT
 
 # Workunits are run as teuthology runs them: from a scratch directory, with the cluster reachable
 # through the environment, and the facet's workunit env applied.
-failed=0
 results=()
 for facet in "${facets[@]}"; do
     profile=$(/usr/bin/python3 -c '
@@ -74,5 +81,6 @@ print(yaml.safe_load(open(sys.argv[1]))["overrides"]["workunit"]["env"]["ERAILS_
     done
 done
 echo
-echo "$((${#results[@]} - failed)) passed, $failed failed (cluster in $cluster_dir)"
+echo "$((${#results[@]} - failed)) passed, $failed failed"
+((failed == 0)) || echo "logs in $cluster_dir/log"
 exit $((failed > 100 ? 100 : failed))

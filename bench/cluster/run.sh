@@ -2,8 +2,9 @@
 # Compares erails with stock jerasure (same k/m, same cluster, one run) using rados bench write,
 # seq and rand, and appends the figures to bench/cluster/results.csv.
 #
-# It starts a cluster of its own (directory <repo>/cluster-bench, ports from 17300) so that it
-# never measures, or disturbs, a demo cluster; the cluster is stopped at the end.
+# It starts a cluster of its own (directory <repo>/cluster-bench, ports from 17800) so that it
+# never measures, or disturbs, a demo cluster; the cluster is stopped at the end and removed unless
+# the run failed.
 #   bench/cluster/run.sh [--plugin-dir <build>/erasure-code] [--seconds S] [--rounds R] [--k K --m M]
 # Without libec_erails.so in the plugin directory it compares jerasure with isa instead, which
 # checks the script, not erails.
@@ -30,9 +31,15 @@ while (($#)); do
     esac
 done
 
-"$repo/vstart-configs/start.sh" --fresh --dir "$cluster_dir" --port-base 17300 \
+"$repo/vstart-configs/start.sh" --fresh --dir "$cluster_dir" --port-base 17800 \
     --plugin-dir "$plugin_dir"
-trap '"$repo/vstart-configs/stop.sh" --dir "$cluster_dir" >/dev/null' EXIT
+# The OSD files hold gigabytes after a bench; logs are only worth keeping when something failed.
+finish() {
+    local status=$?
+    "$repo/vstart-configs/stop.sh" --dir "$cluster_dir" >/dev/null
+    if ((status == 0)); then rm -rf "$cluster_dir"; else echo "logs kept in $cluster_dir/log" >&2; fi
+}
+trap finish EXIT
 export CEPH_CONF=$cluster_dir/ceph.conf
 
 reference="plugin=jerasure technique=reed_sol_van k=$k m=$m"

@@ -94,9 +94,11 @@ fi
 # Measured here: an OSD holds 4 x bdev_aio_max_queue_depth kernel AIO slots. Failing now names
 # the cause; running out inside mkfs or mount only logs EAGAIN in an OSD log.
 aio_per_osd=$((4 * 256))
+to_start=0
+for ((i = 0; i < osds; i++)); do daemon_running "osd.$i" || to_start=$((to_start + 1)); done
 aio_free=$(($(</proc/sys/fs/aio-max-nr) - $(</proc/sys/fs/aio-nr)))
-((aio_free >= osds * aio_per_osd)) || die "only $aio_free kernel AIO slots free (fs.aio-max-nr), \
-$((osds * aio_per_osd)) needed for $osds OSDs: stop another cluster or raise fs.aio-max-nr"
+((aio_free >= to_start * aio_per_osd)) || die "only $aio_free kernel AIO slots free (fs.aio-max-nr), \
+$((to_start * aio_per_osd)) needed for $to_start OSDs: stop another cluster or raise fs.aio-max-nr"
 
 cat >"$params" <<EOF
 fsid=$fsid

@@ -22,18 +22,18 @@ run() {  # name, then qbox-bench arguments
 # stream as many requests as each sequential one and the sequential streams starve.
 for sched in qbox fifo mclock; do
   run fig3_2_hdd_$sched --backend sim-hdd --ncq 1 --scheduler $sched --duration 60 --window 2 --depth 32 \
-    --client name=S1,pattern=sequential,size=8192,util=0.1,depth=32 \
-    --client name=S2,pattern=sequential,size=8192,util=0.1,depth=32 \
-    --client name=S3,pattern=sequential,size=8192,util=0.1,depth=32 \
-    --client name=R,pattern=random,size=8192,util=0.7,depth=32
+    --client name=S1,pattern=sequential,size=8192,util=0.1,depth=64 \
+    --client name=S2,pattern=sequential,size=8192,util=0.1,depth=64 \
+    --client name=S3,pattern=sequential,size=8192,util=0.1,depth=64 \
+    --client name=R,pattern=random,size=8192,util=0.7,depth=64
 done
 # The same on the simulated SSD, where random and sequential reads differ far less.
 for sched in qbox fifo; do
   run fig3_2_ssd_$sched --backend sim-ssd --scheduler $sched --duration 20 --window 1 --depth 32 \
-    --client name=S1,pattern=sequential,size=8192,util=0.1,depth=32 \
-    --client name=S2,pattern=sequential,size=8192,util=0.1,depth=32 \
-    --client name=S3,pattern=sequential,size=8192,util=0.1,depth=32 \
-    --client name=R,pattern=random,size=65536,util=0.7,depth=32
+    --client name=S1,pattern=sequential,size=8192,util=0.1,depth=64 \
+    --client name=S2,pattern=sequential,size=8192,util=0.1,depth=64 \
+    --client name=S3,pattern=sequential,size=8192,util=0.1,depth=64 \
+    --client name=R,pattern=random,size=65536,util=0.7,depth=64
 done
 
 # Fig. 3.15: sequential A ramps 50%->0, sequential B 0->50%, random C fixed at 50%; NCQ 1 and 32.
@@ -41,13 +41,13 @@ done
 for ncq in 1 32; do
   for sched in qbox fifo; do
     run fig3_15_hdd_ncq${ncq}_$sched --backend sim-hdd --ncq $ncq --scheduler $sched --duration 120 --window 4 --depth 32 \
-      --client name=A,pattern=sequential,size=8192,util=0.5:0,depth=32 \
-      --client name=B,pattern=sequential,size=8192,util=0:0.5,depth=32 \
-      --client name=C,pattern=random,size=8192,util=0.5,depth=32
+      --client name=A,pattern=sequential,size=8192,util=0.5:0,depth=64 \
+      --client name=B,pattern=sequential,size=8192,util=0:0.5,depth=64 \
+      --client name=C,pattern=random,size=8192,util=0.5,depth=64
     run fig3_16_hdd_ncq${ncq}_$sched --backend sim-hdd --ncq $ncq --scheduler $sched --duration 120 --window 4 --depth 32 \
-      --client name=A,pattern=random,size=8192,util=0.5:0,depth=32 \
-      --client name=B,pattern=random,size=8192,util=0:0.5,depth=32 \
-      --client name=S,pattern=sequential,size=8192,util=0.5,depth=32
+      --client name=A,pattern=random,size=8192,util=0.5:0,depth=64 \
+      --client name=B,pattern=random,size=8192,util=0:0.5,depth=64 \
+      --client name=S,pattern=sequential,size=8192,util=0.5,depth=64
   done
 done
 
@@ -57,9 +57,9 @@ $py "$here/make_trace.py" "$out/trace_a.csv" 1
 $py "$here/make_trace.py" "$out/trace_b.csv" 2
 for sched in qbox fifo; do
   run fig3_17_hdd_$sched --backend sim-hdd --ncq 1 --scheduler $sched --duration 120 --window 4 --depth 32 \
-    --client name=A,pattern=trace,trace=$out/trace_a.csv,util=0.3,depth=32 \
-    --client name=B,pattern=trace,trace=$out/trace_b.csv,util=0.2,depth=32 \
-    --client name=C,pattern=random,size=8192,util=0.5,depth=32
+    --client name=A,pattern=trace,trace=$out/trace_a.csv,util=0.3,depth=64 \
+    --client name=B,pattern=trace,trace=$out/trace_b.csv,util=0.2,depth=64 \
+    --client name=C,pattern=random,size=8192,util=0.5,depth=64
 done
 
 for fig in fig3_2_hdd fig3_2_ssd fig3_15_hdd_ncq1 fig3_15_hdd_ncq32 fig3_16_hdd_ncq1 fig3_16_hdd_ncq32 fig3_17_hdd; do
@@ -70,9 +70,9 @@ done
 img=${QBOX_FILE:-/var/tmp/qbox-reproduce.img}
 for sched in qbox fifo; do
   run file_$sched --backend file --path "$img" --file-size 536870912 --scheduler $sched --duration 20 --window 1 --depth 32 \
-    --client name=S1,pattern=sequential,util=0.15,depth=32 \
-    --client name=S2,pattern=sequential,util=0.15,depth=32 \
-    --client name=R,pattern=random,util=0.7,depth=32
+    --client name=S1,pattern=sequential,util=0.15,depth=64 \
+    --client name=S2,pattern=sequential,util=0.15,depth=64 \
+    --client name=R,pattern=random,util=0.7,depth=64
 done
 rm -f "$img"
 $py "$here/summarize.py" --skip 2 --png "$out/file.png" "$out"/file_*.csv > "$out/file.summary.csv"

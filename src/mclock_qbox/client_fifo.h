@@ -23,6 +23,13 @@ class ClientFifo {
     ++size_;
   }
 
+  void push_front(T&& value) {
+    if (size_ == slots_.size()) grow();
+    head_ = (head_ + slots_.size() - 1) & (slots_.size() - 1);
+    slots_[head_] = std::move(value);
+    ++size_;
+  }
+
   // Preconditions for front/pop: !empty().
   T& front() { return slots_[head_]; }
   const T& front() const { return slots_[head_]; }

@@ -25,6 +25,7 @@
 // Not thread-safe: the owner serializes calls, as an OSD shard does for its scheduler.
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -66,6 +67,12 @@ class QBoxQueue {
   // seconds (finite, >= 0). `now` is accepted for interface parity with time-driven schedulers;
   // EDF tags depend only on costs and shares. Errors: unknown client, bad cost.
   Status enqueue(const ClientId& id, Request request, Seconds cost, Seconds now);
+
+  // Puts back a request that was dequeued but could not run (an OSD requeues ops it cannot process
+  // yet): it goes to the head of its client's FIFO with the head's deadline (or the frontier if the
+  // FIFO is empty) and is not charged again — its cost was charged when first enqueued. The
+  // request stops counting as in flight. Error: unknown client.
+  Status enqueue_front(const ClientId& id, Request request, Seconds now);
 
   // The queued request with the earliest absolute deadline, or nothing if all FIFOs are empty or
   // max_in_flight requests are outstanding. Each returned request counts as in flight until
@@ -184,6 +191,26 @@ Status QBoxQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request r
   client.fifo.push(Entry{std::move(request), tag});
   ++queued_;
   if (was_idle) heads_.push(slot, tag.absolute);
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::enqueue_front(const ClientId& id, Request request,
+                                                         Seconds /*now*/) {
+  const auto it = index_.find(id);
+  if (it == index_.end()) return unknown(id);
+  const std::uint32_t slot = it->second;
+  Client& client = clients_[slot];
+  const bool was_idle = client.fifo.empty();
+  const Seconds deadline =
+      was_idle ? std::max(client.accumulated, frontier_) : client.fifo.front().tag.absolute;
+  client.fifo.push_front(Entry{std::move(request), DeadlineTag{0, deadline}});
+  if (was_idle) {
+    client.accumulated = std::max(client.accumulated, deadline);
+    heads_.push(slot, deadline);
+  }
+  ++queued_;
+  if (in_flight_ > 0) --in_flight_;
   return Ok{};
 }
 

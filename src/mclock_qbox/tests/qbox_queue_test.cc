@@ -179,6 +179,23 @@ TEST(QBoxQueue, RemovingAClientNeedsAnEmptyQueueAndFreesItsSlot) {
   EXPECT_EQ(queue.dequeue(0)->client, "b");
 }
 
+TEST(QBoxQueue, EnqueueFrontPutsARequeuedRequestFirstWithoutChargingAgain) {
+  Queue queue(1);
+  ASSERT_TRUE(queue.add_client("a", 0.5));
+  ASSERT_TRUE(queue.enqueue("a", 1, 0.01, 0));
+  ASSERT_TRUE(queue.enqueue("a", 2, 0.01, 0));
+  auto first = queue.dequeue(0);
+  EXPECT_FALSE(queue.dequeue(0));  // depth 1 reached
+  ASSERT_TRUE(queue.enqueue_front("a", std::move(first->request), 0));
+  EXPECT_EQ(queue.in_flight(), 0u);
+  const auto again = queue.dequeue(0);
+  EXPECT_EQ(again->request, 1);
+  EXPECT_DOUBLE_EQ(again->tag.absolute, 0.04);  // the head's deadline, not a new charge
+  queue.on_completion();
+  EXPECT_EQ(queue.dequeue(0)->request, 2);
+  EXPECT_EQ(queue.enqueue_front("ghost", 3, 0).error().field, "client");
+}
+
 TEST(QBoxQueue, DumpsStateAsJson) {
   Queue queue(8);
   ASSERT_TRUE(queue.add_client("a\"1", 0.5));

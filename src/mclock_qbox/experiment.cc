@@ -12,6 +12,8 @@ namespace qbox {
 namespace {
 
 constexpr std::uint64_t kBlock = 4096;
+// Streams start on 1 MiB boundaries so size-aligned requests stay aligned to stripes and objects.
+constexpr std::uint64_t kStreamAlignment = 1 << 20;
 // A ramp that reaches 0 pauses the stream; the scheduler still needs a positive share on record.
 constexpr double kPausedShare = 0.001;
 
@@ -82,7 +84,7 @@ Result<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
     std::uint64_t start = s.spec.has_start ? s.spec.start
                           : s.spec.pattern == Pattern::random
                               ? 0
-                              : config.device_bytes / n * i / kBlock * kBlock;
+                              : config.device_bytes / n * i / kStreamAlignment * kStreamAlignment;
     if (start >= config.device_bytes) {
       return Error{"client " + s.spec.name + ": start", "beyond the device"};
     }

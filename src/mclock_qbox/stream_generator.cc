@@ -27,9 +27,11 @@ StreamGenerator::StreamGenerator(const ClientSpec& spec, std::uint64_t region_st
   }
 }
 
+// Random requests are aligned to their own size, as block-aligned I/O is, so they never straddle
+// a stripe or object boundary that is a multiple of the request size.
 std::uint64_t StreamGenerator::random_offset(std::uint32_t length) {
-  const std::uint64_t slots = (region_bytes_ - length) / kBlock + 1;
-  return std::uniform_int_distribution<std::uint64_t>(0, slots - 1)(rng_) * kBlock;
+  const std::uint64_t slots = (region_bytes_ - length) / length + 1;
+  return std::uniform_int_distribution<std::uint64_t>(0, slots - 1)(rng_) * length;
 }
 
 StreamRequest StreamGenerator::from_trace() {

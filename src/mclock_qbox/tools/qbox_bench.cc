@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,19 +49,81 @@ bool number(const char* text, double* value) {
   return end != text && *end == '\0';
 }
 
+// Backend choices gathered from the command line; each backend reads the fields it needs.
+struct BackendOptions {
+  std::string name;
+  std::string path;
+  double file_size = 1 << 30;
+  double device_size = 0;
+  double ncq = 1;
+  std::string pool;
+  std::string conf;
+  double object_size = 4 << 20;
+  double objects = 64;
+};
+
+struct OpenedBackend {
+  std::unique_ptr<qbox::Backend> backend;
+  std::uint64_t device_bytes = 0;
+  bool simulated = false;
+};
+
+qbox::Result<OpenedBackend> open_backend(const BackendOptions& options, unsigned depth) {
+  OpenedBackend opened;
+  if (options.name == "file") {
+    if (options.path.empty()) return qbox::Error{"--path", "required with --backend file"};
+    qbox::FileBackendConfig file;
+    file.path = options.path;
+    file.size_bytes = static_cast<std::uint64_t>(options.file_size);
+    file.queue_depth = depth;
+    auto backend = qbox::FileBackend::open(file);
+    if (!backend) return backend.error();
+    opened.device_bytes = backend.value()->size_bytes();
+    opened.backend = std::move(backend).value();
+    return opened;
+  }
+#ifdef QBOX_WITH_SIM
+  if (options.name == "sim-hdd" || options.name == "sim-ssd") {
+    auto backend = options.name == "sim-hdd"
+                       ? qbox::SimBackend::hdd(static_cast<int>(options.ncq), options.device_size)
+                       : qbox::SimBackend::ssd(options.device_size);
+    if (!backend) return backend.error();
+    opened.device_bytes = backend.value()->capacity_bytes();
+    opened.backend = std::move(backend).value();
+    opened.simulated = true;
+    return opened;
+  }
+#endif
+#ifdef QBOX_WITH_RADOS
+  if (options.name == "rados") {
+    qbox::RadosBackendConfig rados;
+    rados.pool = options.pool;
+    rados.conf_path = options.conf;
+    rados.object_size = static_cast<std::uint64_t>(options.object_size);
+    rados.objects = static_cast<std::uint64_t>(options.objects);
+    rados.queue_depth = depth;
+    auto backend = qbox::RadosBackend::open(rados);
+    if (!backend) return backend.error();
+    opened.device_bytes = backend.value()->size_bytes();
+    opened.backend = std::move(backend).value();
+    return opened;
+  }
+#endif
+  return qbox::Error{"--backend", "must be one of: file"
+#ifdef QBOX_WITH_SIM
+                                  ", sim-hdd, sim-ssd"
+#endif
+#ifdef QBOX_WITH_RADOS
+                                  ", rados"
+#endif
+                                  " (in this build), got '" + options.name + "'"};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   qbox::ExperimentConfig config;
-  std::string backend_name;
-  std::string path;
-  std::string pool;
-  std::string conf;
-  double file_size = 1 << 30;
-  double device_size = 0;
-  double object_size = 4 << 20;
-  double objects = 256;
-  double ncq = 1;
+  BackendOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") {
@@ -72,7 +134,7 @@ int main(int argc, char** argv) {
     const char* value = argv[++i];
     double x = 0;
     if (flag == "--backend") {
-      backend_name = value;
+      options.name = value;
     } else if (flag == "--client") {
       auto spec = qbox::parse_client_spec(value);
       if (!spec) return fail("--client " + std::string(value) + ": " + spec.error().to_string());
@@ -90,21 +152,21 @@ int main(int argc, char** argv) {
     } else if (flag == "--seed" && number(value, &x) && x >= 0) {
       config.seed = static_cast<std::uint64_t>(x);
     } else if (flag == "--path") {
-      path = value;
+      options.path = value;
     } else if (flag == "--file-size" && number(value, &x) && x > 0) {
-      file_size = x;
+      options.file_size = x;
     } else if (flag == "--device-size" && number(value, &x) && x > 0) {
-      device_size = x;
+      options.device_size = x;
     } else if (flag == "--ncq" && number(value, &x) && x >= 1 && x <= 256) {
-      ncq = x;
+      options.ncq = x;
     } else if (flag == "--pool") {
-      pool = value;
+      options.pool = value;
     } else if (flag == "--conf") {
-      conf = value;
+      options.conf = value;
     } else if (flag == "--object-size" && number(value, &x) && x > 0) {
-      object_size = x;
+      options.object_size = x;
     } else if (flag == "--objects" && number(value, &x) && x >= 1) {
-      objects = x;
+      options.objects = x;
     } else {
       return fail("bad flag or value: " + flag + " " + value + " (durations in (0, 3600] s, "
                   "depth 1..1024, sizes > 0, ncq 1..256)\n" + kUsage);
@@ -112,66 +174,24 @@ int main(int argc, char** argv) {
   }
   if (config.clients.empty()) return fail(std::string("give at least one --client\n") + kUsage);
 
-  std::unique_ptr<qbox::Backend> backend;
+  auto opened = open_backend(options, static_cast<unsigned>(config.controller.max_in_flight));
+  if (!opened) return fail(opened.error().to_string());
+  config.device_bytes = opened.value().device_bytes;
   std::function<qbox::Seconds()> clock;
-  if (backend_name == "file") {
-    if (path.empty()) return fail("--backend file needs --path");
-    qbox::FileBackendConfig file;
-    file.path = path;
-    file.size_bytes = static_cast<std::uint64_t>(file_size);
-    file.queue_depth = static_cast<unsigned>(config.controller.max_in_flight);
-    auto opened = qbox::FileBackend::open(file);
-    if (!opened) return fail(opened.error().to_string());
-    config.device_bytes = opened.value()->size_bytes();
-    backend = std::move(opened).value();
+  if (!opened.value().simulated) {
     const auto start = std::chrono::steady_clock::now();
     clock = [start] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-#ifdef QBOX_WITH_SIM
-  } else if (backend_name == "sim-hdd" || backend_name == "sim-ssd") {
-    auto sim = backend_name == "sim-hdd" ? qbox::SimBackend::hdd(static_cast<int>(ncq), device_size)
-                                         : qbox::SimBackend::ssd(device_size);
-    if (!sim) return fail(sim.error().to_string());
-    config.device_bytes = sim.value()->capacity_bytes();
-    backend = std::move(sim).value();
-#endif
-#ifdef QBOX_WITH_RADOS
-  } else if (backend_name == "rados") {
-    if (pool.empty()) return fail("--backend rados needs --pool");
-    auto rados = qbox::RadosBackend::open(conf, pool, static_cast<std::uint64_t>(object_size),
-                                          static_cast<std::uint64_t>(objects));
-    if (!rados) return fail(rados.error().to_string());
-    config.device_bytes = rados.value()->size_bytes();
-    backend = std::move(rados).value();
-    const auto start = std::chrono::steady_clock::now();
-    clock = [start] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-#endif
-  } else {
-    return fail("--backend must be one of: file"
-#ifdef QBOX_WITH_SIM
-                ", sim-hdd, sim-ssd"
-#endif
-#ifdef QBOX_WITH_RADOS
-                ", rados"
-#endif
-                " (this build), got '" + backend_name + "'");
   }
-  (void)pool;
-  (void)conf;
-  (void)object_size;
-  (void)objects;
-  (void)ncq;
-  (void)device_size;
 
   std::printf("%s\n", qbox::csv_header().c_str());
   const char* scheduler = qbox::to_string(config.controller.scheduler);
-  const auto ran = qbox::run_experiment(config, *backend, clock, [&](const qbox::WindowRow& row) {
-    std::printf("%s\n", qbox::csv_row(row, scheduler).c_str());
-    std::fflush(stdout);
-  });
+  const auto ran =
+      qbox::run_experiment(config, *opened.value().backend, clock, [&](const qbox::WindowRow& row) {
+        std::printf("%s\n", qbox::csv_row(row, scheduler).c_str());
+        std::fflush(stdout);
+      });
   if (!ran) return fail(ran.error().to_string());
   return 0;
 }

@@ -1,0 +1,88 @@
+"""The phase controller: which OSDs must hold BlueStore's deferred writes at `now`, and what to
+send so that they do.
+
+Pure: it never reads the clock and never talks to Ceph. The mgr module passes time.time() and
+executes the returned actions, then reports each outcome with confirm(); tests drive it with
+invented times. After a mgr restart a new controller knows nothing, so its first step() sends
+every OSD its state: the schedule alone decides, nothing is remembered across restarts.
+"""
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from .topology import Topology
+
+
+@dataclass(frozen=True)
+class OsdAction:
+    osd: int
+    hold: bool  # True: hold deferred writes; False: release them and make the OSD apply
+
+
+@dataclass(frozen=True)
+class OsdState:
+    held: bool
+    since: float  # when the controller confirmed this state
+
+
+def wanted_holds(topology: Topology, now: float) -> Dict[int, bool]:
+    """osd -> whether it must hold at `now`, for every OSD of a color.
+
+    An OSD holds while its color may not apply writes (read phase, or the guard before one).
+    When pools disagree on an OSD (a schedule conflict, reported as a health warning) it holds
+    only if all of them say so: a missed hold costs isolation, a missed release lets the backlog
+    grow until BlueStore flushes it by itself mid read phase."""
+    wanted: Dict[int, bool] = {}
+    for osd, placements in topology.colored_osds().items():
+        wanted[osd] = all(not pool.schedule.may_apply_writes(index, now) for pool, index in placements)
+    return wanted
+
+
+def next_change(topology: Topology, now: float) -> Optional[float]:
+    """The first instant after `now` at which wanted_holds() can change: a switch, or the start of
+    a guard. None when there is no Rails pool."""
+    candidates = []
+    for pool in topology.pools:
+        schedule = pool.schedule
+        switch = schedule.next_switch(now)
+        guard_start = switch - schedule.params.guard_seconds
+        candidates.append(guard_start if guard_start > now else switch)
+    return min(candidates) if candidates else None
+
+
+class PhaseController:
+    def __init__(self) -> None:
+        self._states: Dict[int, OsdState] = {}
+        self._up_from: Dict[int, int] = {}
+
+    def step(self, topology: Topology, now: float, active: bool = True) -> List[OsdAction]:
+        """Actions that bring every up OSD of a color to its wanted state at `now`.
+
+        An OSD that came up again since the last step has lost its runtime settings, so its state
+        is forgotten and sent again. With active=False every OSD is released."""
+        for osd, up_from in topology.up_from.items():
+            if self._up_from.get(osd, up_from) != up_from:
+                self._states.pop(osd, None)
+            self._up_from[osd] = up_from
+        wanted = wanted_holds(topology, now)
+        up = set(topology.up_osds)
+        actions = []
+        for osd in sorted(wanted):
+            hold = wanted[osd] and active
+            state = self._states.get(osd)
+            if osd in up and (state is None or state.held != hold):
+                actions.append(OsdAction(osd, hold))
+        for osd in sorted(set(self._states) - set(wanted)):
+            # No longer under any color (pool deleted, OSD moved): it must not stay held.
+            if self._states[osd].held and osd in up:
+                actions.append(OsdAction(osd, False))
+        return actions
+
+    def confirm(self, action: OsdAction, succeeded: bool, now: float) -> None:
+        """Record the outcome of an action; a failed one is retried at the next step()."""
+        if succeeded:
+            self._states[action.osd] = OsdState(action.hold, now)
+        else:
+            self._states.pop(action.osd, None)
+
+    def states(self) -> Dict[int, OsdState]:
+        return dict(self._states)

@@ -1,0 +1,106 @@
+"""The module's settings (`ceph config set mgr mgr/rails/<name> <value>`), validated in one place.
+
+Values arrive from the config database already typed by ceph-mgr when they parse; validate()
+still checks each one, because a bad value must produce an error naming the option and the
+accepted range, and must leave the previous settings in force.
+"""
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple, Union
+
+# BlueStore's ceiling for bluestore_deferred_batch_ops; a hold is this many ops at most.
+BATCH_OPS_MAX = 65535
+
+
+@dataclass(frozen=True)
+class Settings:
+    # False: release every OSD and stop switching (the module stays loaded for status).
+    active: bool = True
+    # Upper bound on how long serve() sleeps between checks when no switch is due.
+    poll_seconds: float = 0.5
+    # Held writes are charged against this throttle; BlueStore flushes by itself at half of it.
+    hold_throttle_bytes: int = 128 << 30
+    # What BlueStore charges each small write against the throttle on rotational devices
+    # (bluestore_throttle_cost_per_io_hdd; measured 670000 in shared/ceph-16.2-facts.md).
+    cost_per_io: int = 670000
+    # Writes below this size take the deferred path, so they can be held.
+    prefer_deferred_size: int = 1 << 20
+    # How often the held-op counters of held OSDs are read.
+    perf_seconds: float = 5.0
+
+    def held_op_limit(self) -> int:
+        """Ops a hold can take before BlueStore applies them by itself mid read phase."""
+        return min(BATCH_OPS_MAX, self.hold_throttle_bytes // 2 // self.cost_per_io)
+
+
+@dataclass(frozen=True)
+class SettingError:
+    option: str
+    message: str
+
+
+# name -> (type, minimum, maximum, description); the single table both validate() and the
+# module's MODULE_OPTIONS are built from.
+OPTION_TABLE: Dict[str, Tuple[type, Any, Any, str]] = {
+    "active": (bool, None, None, "hold and release OSDs on the Rails schedule"),
+    "poll_seconds": (float, 0.05, 5.0, "longest sleep of the control loop between checks"),
+    "hold_throttle_bytes": (int, 1 << 30, 1 << 50, "bluestore_throttle_deferred_bytes while held"),
+    "cost_per_io": (int, 1, 1 << 30, "bytes BlueStore charges per small write (bluestore_throttle_cost_per_io_hdd)"),
+    "prefer_deferred_size": (int, 4096, 64 << 20, "bluestore_prefer_deferred_size: writes below it can be held"),
+    "perf_seconds": (float, 1.0, 600.0, "how often held OSDs' deferred-write counters are read"),
+}
+
+
+def _coerce(name: str, kind: type, value: Any) -> Union[Any, SettingError]:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        return SettingError(name, f"mgr/rails/{name} is {value!r}; accepted: true or false")
+    try:
+        number = kind(value) if not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        number = None
+    if number is None or (kind is float and not math.isfinite(number)):
+        word = "a whole number" if kind is int else "a number"
+        return SettingError(name, f"mgr/rails/{name} is {value!r}; accepted: {word}")
+    return number
+
+
+def validate(raw: Dict[str, Any]) -> Union[Settings, SettingError]:
+    """Settings from option values (None or absent: the default), or the first bad option."""
+    values = {}
+    for name, (kind, low, high, _) in OPTION_TABLE.items():
+        value = raw.get(name)
+        if value is None:
+            continue
+        coerced = _coerce(name, kind, value)
+        if isinstance(coerced, SettingError):
+            return coerced
+        if low is not None and not low <= coerced <= high:
+            return SettingError(name, f"mgr/rails/{name} is {value!r}; accepted: {low}..{high}")
+        values[name] = coerced
+    settings = Settings(**values)
+    if settings.held_op_limit() < 1:
+        return SettingError("hold_throttle_bytes", "mgr/rails/hold_throttle_bytes / 2 is below one write's "
+                            "cost (mgr/rails/cost_per_io); accepted: hold_throttle_bytes >= 2 * cost_per_io")
+    return settings
+
+
+def hold_args(settings: Settings) -> Tuple[str, ...]:
+    """injectargs that make BlueStore keep deferred writes in its WAL instead of applying them."""
+    return (f"--bluestore_deferred_batch_ops={BATCH_OPS_MAX}",
+            "--bluestore_max_defer_interval=1000",
+            f"--bluestore_throttle_deferred_bytes={settings.hold_throttle_bytes}",
+            "--bluestore_max_deferred_txc=1000000",
+            f"--bluestore_prefer_deferred_size={settings.prefer_deferred_size}")
+
+
+def release_args() -> Tuple[str, ...]:
+    """injectargs that let BlueStore apply deferred writes again (at its next transaction)."""
+    return ("--bluestore_deferred_batch_ops=0",)
+
+
+def default_option(name: str) -> Optional[Any]:
+    return getattr(Settings(), name)

@@ -1,0 +1,158 @@
+"""End to end on a real local cluster (vstart-configs/start.sh): 4 BlueStore OSDs, one color each,
+an erails 2+2 pool with a 4 s frame, the rails module enabled from this source tree.
+
+Checks with `ceph tell osd.N config get bluestore_deferred_batch_ops` that every OSD the schedule
+puts in read phase (or guard) holds and every write-phase OSD is released, across several switches,
+and that a release makes an OSD apply the writes it held (BlueStore's deferred_write_ops counter).
+
+Needs the erails plugin built: ERAILS_PLUGIN_DIR names its directory. Selected with -m cluster.
+Ports 17900.. and /tmp/rails-mgr-e2e-*; the cluster is stopped at the end even on failure.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+pytestmark = pytest.mark.cluster
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+PORT_BASE = os.environ.get("RAILS_E2E_PORT_BASE", "17900")
+OSDS = 4
+FRAME_SECONDS = 4.0
+GUARD_SECONDS = 0.4
+# Time the module may take to carry a switch to the OSDs and for `ceph tell` to answer.
+SETTLE_SECONDS = 1.0
+SWITCHES_CHECKED = 3
+BATCH_OPS_HELD = "65535"
+
+sys.path.insert(0, MGR_SOURCE)
+from rails.schedule import Schedule, ScheduleParams  # noqa: E402
+
+
+def ceph(env, *args, timeout=30):
+    done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"ceph {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def batch_ops(env, osd):
+    out = ceph(env, "tell", f"osd.{osd}", "config", "get", "bluestore_deferred_batch_ops", "-f", "json")
+    return json.loads(out)["bluestore_deferred_batch_ops"]
+
+
+def applied_ops(env, osd):
+    dump = json.loads(ceph(env, "tell", f"osd.{osd}", "perf", "dump", "bluestore"))
+    return dump["bluestore"]["deferred_write_ops"]
+
+
+def restart_mgr(env, cluster_dir):
+    pid_file = os.path.join(cluster_dir, "run", "mgr.x.pid")
+    with open(pid_file) as f:
+        pid = int(f.read().strip())
+    os.kill(pid, 15)
+    deadline = time.time() + 30
+    while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
+        time.sleep(0.2)
+    subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)
+
+
+def wait_for(what, predicate, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    plugin_dir = os.environ.get("ERAILS_PLUGIN_DIR")
+    if not plugin_dir or not os.path.exists(os.path.join(plugin_dir, "libec_erails.so")):
+        pytest.skip("ERAILS_PLUGIN_DIR must name the directory holding the built libec_erails.so")
+    cluster_dir = tempfile.mkdtemp(prefix="rails-mgr-e2e-")
+    start = [os.path.join(REPO, "vstart-configs", "start.sh"), "--dir", cluster_dir, "--osds", str(OSDS),
+             "--port-base", PORT_BASE, "--plugin-dir", plugin_dir, "--block-size", "2G", "--timeout", "90"]
+    try:
+        subprocess.run(start, check=True, timeout=150)
+        env = dict(os.environ, CEPH_CONF=os.path.join(cluster_dir, "ceph.conf"))
+        yield env, cluster_dir
+    finally:
+        subprocess.run([os.path.join(REPO, "vstart-configs", "stop.sh"), "--dir", cluster_dir], timeout=120)
+        shutil.rmtree(cluster_dir, ignore_errors=True)
+
+
+def test_read_phase_osds_hold_and_write_phase_osds_are_released(cluster):
+    env, cluster_dir = cluster
+    colors = []
+    for osd in range(OSDS):
+        color = f"color{osd}"
+        ceph(env, "osd", "crush", "add-bucket", color, "rack")
+        ceph(env, "osd", "crush", "move", color, "root=default")
+        ceph(env, "osd", "crush", "move", f"host-{osd}", f"rack={color}")
+        colors.append(color)
+    ceph(env, "osd", "erasure-code-profile", "set", "railsprofile", "plugin=erails", "k=2", "m=2",
+         "crush-colors=" + ",".join(colors), f"rails-frame={FRAME_SECONDS}", f"rails-guard={GUARD_SECONDS}")
+    ceph(env, "osd", "pool", "create", "railspool", "8", "8", "erasure", "railsprofile")
+    profile = json.loads(ceph(env, "osd", "erasure-code-profile", "get", "railsprofile", "-f", "json"))
+    schedule = Schedule(ScheduleParams(colors=OSDS, frame_seconds=float(profile["rails-frame"]),
+                                       readers=int(profile["rails-readers"]),
+                                       epoch=float(profile["rails-epoch"]),
+                                       guard_seconds=float(profile["rails-guard"])))
+
+    module_dir = os.path.join(cluster_dir, "mgr-modules")
+    os.mkdir(module_dir)
+    for name in os.listdir("/usr/share/ceph/mgr"):
+        os.symlink(os.path.join("/usr/share/ceph/mgr", name), os.path.join(module_dir, name))
+    os.symlink(os.path.join(MGR_SOURCE, "rails"), os.path.join(module_dir, "rails"))
+    ceph(env, "config", "set", "mgr", "mgr_module_path", module_dir)
+    restart_mgr(env, cluster_dir)
+    wait_for("the mgr to offer the rails module", lambda: "rails" in ceph(env, "mgr", "module", "ls"), 60)
+    ceph(env, "mgr", "module", "enable", "rails")
+    wait_for("ceph rails status", lambda: subprocess.run(["ceph", "rails", "status"], env=env,
+                                                        capture_output=True).returncode == 0, 60)
+    status = json.loads(ceph(env, "rails", "status", "-f", "json"))
+    assert [c["bucket"] for c in status["pools"][0]["colors"]] == colors
+
+    seen = {osd: set() for osd in range(OSDS)}
+    for _ in range(SWITCHES_CHECKED):
+        # Sample in the middle of a frame, away from the guard and the switch.
+        now = time.time()
+        switch = schedule.next_switch(now)
+        middle = switch + (FRAME_SECONDS - GUARD_SECONDS) / 2
+        time.sleep(max(0.0, middle - time.time()))
+        sampled_from = time.time()
+        values = {osd: batch_ops(env, osd) for osd in range(OSDS)}
+        sampled_to = time.time()
+        for osd, value in values.items():
+            held = not schedule.may_apply_writes(osd, sampled_from)
+            assert held == (not schedule.may_apply_writes(osd, sampled_to)), "sample crossed a switch"
+            expected = BATCH_OPS_HELD if held else "0"
+            assert value == expected, f"osd.{osd} at t={sampled_from:.1f}: {value}, expected {expected}"
+            seen[osd].add(value)
+    assert all(values == {BATCH_OPS_HELD, "0"} for values in seen.values()), seen
+
+    # A held OSD gets writes, then its release (with no further client writes) must apply them.
+    now = time.time()
+    reader = schedule.read_colors(now)[0]
+    release_at = schedule.next_phase_change(reader, now)
+    assert release_at - now > 1.5, "not enough of the read phase left to write into"
+    before = applied_ops(env, reader)
+    subprocess.run(["rados", "-p", "railspool", "bench", "1", "write", "-b", "4096", "-t", "4", "--no-cleanup"],
+                   env=env, check=True, capture_output=True, timeout=30)
+    held_during = applied_ops(env, reader)
+    assert held_during == before, f"osd.{reader} applied {held_during - before} deferred ops while held"
+    time.sleep(max(0.0, release_at + SETTLE_SECONDS - time.time()))
+    after = applied_ops(env, reader)
+    assert after > before, f"osd.{reader} applied nothing after its release"
+    osd_status = {o["osd"]: o for o in json.loads(ceph(env, "rails", "status", "-f", "json"))["osds"]}
+    assert osd_status[reader]["last_release_applied_ops"] > 0
+    health = json.loads(ceph(env, "health", "detail", "-f", "json"))
+    assert not [name for name in health.get("checks", {}) if name.startswith("RAILS_")], health

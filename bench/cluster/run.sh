@@ -42,6 +42,16 @@ finish() {
 trap finish EXIT
 export CEPH_CONF=$cluster_dir/ceph.conf
 
+# The checkout's commit does not say which plugin binary ran (the build may be older or newer).
+plugin_identity() {
+    local lib=$cluster_dir/erasure-code/libec_erails.so
+    if [[ -e $lib ]]; then
+        echo "libec_erails.so sha256 $(sha256sum "$(readlink -f "$lib")" | cut -c1-12)"
+    else
+        echo "no erails plugin"
+    fi
+}
+
 reference="plugin=jerasure technique=reed_sol_van k=$k m=$m"
 if [[ -e $cluster_dir/erasure-code/libec_erails.so ]]; then
     candidate="plugin=erails technique=reed_sol_van k=$k m=$m"
@@ -51,4 +61,4 @@ else
 fi
 /usr/bin/python3 "$repo/bench/cluster/compare_profiles.py" --a "$candidate" --b "$reference" \
     --seconds "$seconds" --rounds "$rounds" --csv "$csv" --recorded-command "$invocation" \
-    --where "this machine ($(nproc) cores, $(hostname)), erails $(git -C "$repo" rev-parse --short HEAD), $(ls -d "$cluster_dir"/osd.* | wc -l) BlueStore OSDs on sparse files, vstart-configs/start.sh"
+    --where "this machine ($(nproc) cores, $(hostname)), checkout $(git -C "$repo" rev-parse --short HEAD), $(plugin_identity), $(ls -d "$cluster_dir"/osd.* | wc -l) BlueStore OSDs on sparse files, vstart-configs/start.sh"

@@ -105,6 +105,8 @@ Table sim_table(SimConfig& c) {
       {"drain_limit", real(&c.drain_limit, 0, 1e7, "0..1e7 seconds")},
       {"timeline_interval", real(&c.timeline_interval, 1e-3, 1e6, "0.001..1e6 seconds")},
       {"policy", choice(&c.policy, {{"none", Policy::kNone}, {"rails", Policy::kRails}, {"erails", Policy::kErails}})},
+      {"scheduler", choice(&c.scheduler, {{"none", Scheduler::kNone}, {"qbox", Scheduler::kQbox},
+                                          {"fifo", Scheduler::kFifo}, {"mclock", Scheduler::kMclock}})},
   };
 }
 
@@ -122,6 +124,9 @@ Table cluster_table(SimConfig& c) {
       {"readers", integer(&c.readers, 0, 63)},
       {"epoch", real(&c.epoch, -1e12, 1e12, "-1e12..1e12 seconds (rails-epoch)")},
       {"guard", real(&c.guard, 0, 1e6, "0..1e6 seconds, below frame (rails-guard)")},
+      {"dispatch_depth", integer(&c.dispatch_depth, 1, 1024)},
+      {"read_cost", real(&c.read_cost, 1e-9, 10, "1e-9..10 seconds per 4 KiB")},
+      {"write_cost", real(&c.write_cost, 1e-9, 10, "1e-9..10 seconds per 4 KiB")},
   };
 }
 
@@ -171,6 +176,12 @@ Table stream_table(StreamConfig& s) {
       {"max_requests", integer(&s.max_requests, 0, INT64_MAX)},
       {"trace", text(&s.trace)},
       {"trace_speed", real(&s.trace_speed, 1e-6, 1e6, "1e-6..1e6")},
+      {"utilization", real(&s.utilization, 1e-6, 1, "1e-6..1 (share of device time)")},
+      {"reservation", real(&s.reservation, 0, 1e9, "0..1e9 requests/s (0 = none)")},
+      {"weight", real(&s.weight, 1e-6, 1e9, "1e-6..1e9")},
+      {"limit", real(&s.limit, 0, 1e9, "0..1e9 requests/s (0 = none)")},
+      {"target", real(&s.target, 0, 1e9, "0..1e9 requests/s (0 = none)")},
+      {"target_window", real(&s.target_window, 0, 1e7, "0..1e7 seconds, a multiple of timeline_interval")},
   };
 }
 
@@ -317,6 +328,46 @@ class Parser {
   std::vector<std::string> stream_origins_;
 };
 
+// The scheduler's per-stream settings: present for the scheduler that reads them, absent otherwise,
+// and admissible together (utilizations add up to at most 1: the QBox broker's admission rule).
+std::optional<Error> check_scheduler(SimConfig& c, const std::string& origin) {
+  auto fail = [&](const char* key, const std::string& msg) { return Error{key, origin + ": " + msg}; };
+  const bool shares = c.scheduler == Scheduler::kQbox || c.scheduler == Scheduler::kFifo;
+  const std::string name = scheduler_name(c.scheduler);
+  double total_utilization = 0;
+  bool any_target = false;
+  for (auto& s : c.streams) {
+    any_target = any_target || s.target > 0;
+    const std::string where = "[stream " + s.name + "] ";
+    if (shares && s.utilization <= 0)
+      return fail("utilization", where + "scheduler " + name + " needs utilization; accepted: 1e-6..1");
+    if (!shares && s.utilization > 0)
+      return fail("utilization", where + "utilization is read only by scheduler qbox or fifo, not " + name);
+    const bool mclock_keys = s.reservation > 0 || s.limit > 0 || s.weight != 1;
+    if (c.scheduler != Scheduler::kMclock && mclock_keys)
+      return fail(s.reservation > 0 ? "reservation" : s.limit > 0 ? "limit" : "weight",
+                  where + "reservation, weight and limit are read only by scheduler mclock, not " + name);
+    if (s.limit > 0 && s.limit < s.reservation)
+      return fail("limit", where + "limit is below reservation; accepted: 0 (none) or >= reservation");
+    total_utilization += s.utilization;
+    if (s.target_window == 0) s.target_window = c.timeline_interval;
+    const double windows = s.target_window / c.timeline_interval;
+    if (windows < 1 - 1e-9 || std::fabs(windows - std::round(windows)) > 1e-6)
+      return fail("target_window", where + "target_window must be a multiple of [sim] timeline_interval");
+  }
+  if (total_utilization > 1 + 1e-9)
+    return fail("utilization", "streams' utilizations add up to " + std::to_string(total_utilization) +
+                                   "; accepted: at most 1 (admission control)");
+  if (c.scheduler == Scheduler::kQbox && (c.read_cost <= 0 || c.write_cost <= 0))
+    return fail(c.read_cost <= 0 ? "read_cost" : "write_cost",
+                "[cluster] scheduler qbox needs read_cost and write_cost (profiled seconds per 4 KiB)");
+  const double rows = (c.duration + c.drain_limit) / c.timeline_interval;
+  if ((c.scheduler != Scheduler::kNone || any_target) && rows * static_cast<double>(c.streams.size()) > 2e7)
+    return fail("timeline_interval", "[sim] streams * timeline rows exceeds 2e7 (per-stream timelines); "
+                                     "accepted: a longer timeline_interval or a shorter drain_limit");
+  return std::nullopt;
+}
+
 std::optional<Error> check(SimConfig& c, const std::string& origin) {
   auto fail = [&](const char* key, const std::string& msg) { return Error{key, origin + ": " + msg}; };
   const int n = c.k + c.m;
@@ -368,6 +419,7 @@ std::optional<Error> check(SimConfig& c, const std::string& origin) {
       return fail("osd", "[failure " + f.name + "] osd is " + std::to_string(f.osd) + "; accepted: 0.." +
                              std::to_string(n * c.osds_per_color - 1));
   }
+  if (auto e = check_scheduler(c, origin)) return e;
   double slow_total = 0;
   for (const auto& f : c.slow) slow_total += f.fraction;
   if (slow_total > 1) return fail("fraction", "[slow] fractions add up to more than 1");
@@ -383,6 +435,16 @@ const char* policy_name(Policy p) {
     case Policy::kNone: return "none";
     case Policy::kRails: return "rails";
     case Policy::kErails: return "erails";
+  }
+  return "?";
+}
+
+const char* scheduler_name(Scheduler s) {
+  switch (s) {
+    case Scheduler::kNone: return "none";
+    case Scheduler::kQbox: return "qbox";
+    case Scheduler::kFifo: return "fifo";
+    case Scheduler::kMclock: return "mclock";
   }
   return "?";
 }

@@ -3,16 +3,17 @@
 // Format (one definition, used by every file under src/sim/configs and bench/sim):
 //   # comment                      ; blank lines ignored
 //   include = relative/path.conf   ; before the first section; path relative to this file
-//   [sim]        seed, duration, policy, timeline_interval, drain_limit
+//   [sim]        seed, duration, policy, scheduler, timeline_interval, drain_limit
 //   [cluster]    k, m, osds_per_color, pgs, data_device, journal_device, hold_budget, flush_depth,
-//                frame, readers, epoch, guard
+//                frame, readers, epoch, guard, dispatch_depth, read_cost, write_cost
 //   [ssd NAME]   every field of SsdParams (devices/ssd.h)
 //   [hdd NAME]   every field of HddParams (devices/hdd.h)
 //   [failure NAME] osd, at  (the OSD with that index stops for good at that time)
 //   [slow NAME]  fraction, factor  (that fraction of OSDs, drawn with the seed, have data devices
 //                `factor` times slower for the whole run: "The Tail at Store" slowdowns)
 //   [stream NAME] kind, read_fraction, pattern, size, outstanding, rate, objects, start, stop,
-//                max_requests, trace, trace_speed
+//                max_requests, trace, trace_speed, utilization (qbox, fifo), reservation, weight,
+//                limit (mclock), target, target_window
 //   key = value  ; numbers accept C syntax (1e9, 0.25); sizes are bytes; times are seconds
 // Every error names the file, line, section and key and says what is accepted.
 #pragma once
@@ -35,6 +36,14 @@ using rails::Error;
 using rails::Expected;
 
 enum class Policy { kNone, kRails, kErails };
+// Who orders the requests waiting for one data device (QoS, thesis ch. 3 and §6.2), on top of the
+// policy: none submits in arrival order; the others queue per data device, in the QBox library's
+// own queues (src/mclock_qbox, linked), and keep at most dispatch_depth requests on the device.
+//   qbox    EDF on d = e/u, e the profiled device time of the request (read_cost/write_cost);
+//   fifo    the thesis' throughput-based baseline: the same EDF queue with every request priced 1,
+//           so streams get request counts, not device time, in proportion to utilization;
+//   mclock  the project's mClock, reservation/weight/limit in requests per second (cost 1).
+enum class Scheduler { kNone, kQbox, kFifo, kMclock };
 enum class StreamKind { kClosed, kOpen, kTrace };
 
 struct StreamConfig {
@@ -50,6 +59,12 @@ struct StreamConfig {
   uint64_t max_requests = 0;    // 0 = no limit
   std::string trace;            // MSR Cambridge CSV path (kind = trace), resolved against the config
   double trace_speed = 1.0;     // > 1 replays faster
+  double utilization = 0;       // qbox, fifo: share of every data device it uses, (0, 1]
+  double reservation = 0;       // mclock: requests/s per data device; 0 = none
+  double weight = 1;            // mclock: share of the spare capacity, > 0
+  double limit = 0;             // mclock: requests/s cap per data device; 0 = none
+  double target = 0;            // completed requests/s the stream should get; 0 = no target
+  double target_window = 0;     // seconds over which `target` is judged; 0 = timeline_interval
 };
 
 struct FailureConfig {
@@ -76,6 +91,7 @@ struct SimConfig {
   double drain_limit = 600;      // seconds after `duration` allowed to flush held writes
   double timeline_interval = 1;
   Policy policy = Policy::kNone;
+  Scheduler scheduler = Scheduler::kNone;
 
   int k = 1, m = 1;
   int osds_per_color = 1;
@@ -86,6 +102,9 @@ struct SimConfig {
   int flush_depth = 4;           // device writes in flight per OSD while applying held writes
   double frame = 10, epoch = 0, guard = 0;
   int readers = 0;               // 0: k for erails, N-1 for rails (the thesis' settings)
+  int dispatch_depth = 4;        // requests a scheduler keeps outstanding on one data device
+  double read_cost = 0;          // qbox: profiled device seconds per 4 KiB read (required for qbox)
+  double write_cost = 0;         // qbox: profiled device seconds per 4 KiB written
 
   std::map<std::string, DeviceConfig> devices;
   std::vector<StreamConfig> streams;
@@ -108,5 +127,6 @@ IncludeLoader file_include_loader();
 Expected<SimConfig> parse_config(std::string_view text, const std::string& origin, const IncludeLoader& loader);
 
 const char* policy_name(Policy p);
+const char* scheduler_name(Scheduler s);
 
 }  // namespace erails::sim

@@ -1,6 +1,7 @@
 // erails-sim: run one simulator configuration.
 //   erails-sim CONFIG [--out PREFIX] [--seed N]
-// Prints a summary; with --out writes PREFIX.summary.csv and PREFIX.timeline.csv.
+// Prints a summary; with --out writes PREFIX.summary.csv and PREFIX.timeline.csv, and with a
+// scheduler or stream targets also PREFIX.streams.csv (per-stream timeline) and PREFIX.targets.csv.
 // Exit status: 0 ok, 1 invariant violated, 2 bad usage, config or trace.
 #include <cstdlib>
 #include <cstring>
@@ -60,6 +61,15 @@ int main(int argc, char** argv) {
     }
     write_summary_csv(summary, c, r);
     write_timeline_csv(timeline, r);
+    if (!r.stream_timeline.empty()) {
+      std::ofstream streams(out_prefix + ".streams.csv"), targets(out_prefix + ".targets.csv");
+      if (!streams || !targets) {
+        std::cerr << "cannot write " << out_prefix << ".streams.csv / .targets.csv\n";
+        return 2;
+      }
+      write_stream_timeline_csv(streams, c, r);
+      write_targets_csv(targets, c, r);
+    }
   }
   return r.invariant_violations == 0 ? 0 : 1;
 }

@@ -1,6 +1,9 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "targets.h"
 
 namespace erails::sim {
 
@@ -48,8 +51,29 @@ void write_timeline_csv(std::ostream& out, const RunResult& r) {
   }
 }
 
+void write_targets_csv(std::ostream& out, const SimConfig& c, const RunResult& r) {
+  out << "stream,target,window,windows,met,fraction_met,worst\n";
+  for (const TargetOutcome& o : judge_targets(c, r))
+    out << o.stream << ',' << num(o.target) << ',' << num(o.window) << ',' << o.windows << ',' << o.met << ','
+        << num(o.fraction()) << ',' << num(o.worst) << '\n';
+}
+
+void write_stream_timeline_csv(std::ostream& out, const SimConfig& c, const RunResult& r) {
+  out << "time";
+  for (const StreamConfig& s : c.streams) out << ',' << s.name;
+  out << '\n';
+  size_t rows = 0;
+  for (const auto& counts : r.stream_timeline) rows = std::max(rows, counts.size());
+  for (size_t i = 0; i < rows; ++i) {
+    out << num(i * r.interval);
+    for (const auto& counts : r.stream_timeline) out << ',' << (i < counts.size() ? counts[i] : 0);
+    out << '\n';
+  }
+}
+
 void write_text_summary(std::ostream& out, const SimConfig& c, const RunResult& r) {
-  out << "policy " << policy_name(c.policy) << ", k=" << c.k << " m=" << c.m << ", seed " << c.seed << "\n";
+  out << "policy " << policy_name(c.policy) << ", scheduler " << scheduler_name(c.scheduler) << ", k=" << c.k
+      << " m=" << c.m << ", seed " << c.seed << "\n";
   out << "reads " << r.reads << " (" << num(r.reads / active_seconds(r)) << "/s), writes " << r.writes << " ("
       << num(r.writes / active_seconds(r)) << "/s) over " << num(r.client_end) << " s\n";
   out << "read latency ms:";
@@ -63,6 +87,10 @@ void write_text_summary(std::ostream& out, const SimConfig& c, const RunResult& 
   out << "mixed reads " << r.mixed_reads << ", reads from held memory " << r.memory_reads
       << ", max held per OSD " << num(r.max_osd_held / 1e6) << " MB, drained at " << num(r.drained_at) << " s\n";
   out << "requests with fewer than k shards up " << r.unavailable_requests << "\n";
+  if (c.scheduler != Scheduler::kNone) out << "reads dispatched after their OSD's switch " << r.late_reads << "\n";
+  for (const TargetOutcome& o : judge_targets(c, r))
+    out << "target " << o.stream << " " << num(o.target) << "/s over " << num(o.window) << " s: met in " << o.met
+        << " of " << o.windows << " windows (" << num(100 * o.fraction()) << "%), worst " << num(o.worst) << "/s\n";
   out << "invariant violations " << r.invariant_violations << "\n";
   for (const auto& v : r.first_violations) out << "  " << v << "\n";
 }

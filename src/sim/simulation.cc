@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 
+#include "device_scheduler.h"
 #include "devices/hdd.h"
 #include "devices/rng.h"
 #include "devices/ssd.h"
@@ -24,6 +25,8 @@ enum EventType : uint32_t {
   kApplied,       // a = osd, b = flight
   kScheduleTick,  // a phase switch or a guard start: flushers may start or must stop
   kOsdFails,      // a = osd
+  kDeviceDone,    // a = osd, b = op: a request the OSD's scheduler dispatched has completed
+  kDispatch,      // a = osd: an mclock head held back by its limit may be eligible now
 };
 
 uint64_t mix(uint64_t x) {
@@ -41,6 +44,14 @@ struct HeldWrite {
   uint32_t version;
   uint32_t bytes;
   int shard;
+  uint32_t stream;  // whose write it is: the scheduler charges the flush to that stream
+};
+
+// A request waiting in (or dispatched by) an OSD's scheduler, and what its completion means.
+struct DeviceOp {
+  enum Kind : uint8_t { kRead, kDirectWrite, kApply } kind;
+  int shard;
+  uint64_t id;  // the client request (kRead, kDirectWrite) or the flight (kApply)
 };
 
 struct Osd {
@@ -53,6 +64,8 @@ struct Osd {
   std::deque<std::pair<uint64_t, int>> throttled;  // (request, shard) waiting for budget
   int applying = 0;
   bool down = false;
+  std::unique_ptr<DeviceScheduler> scheduler;  // null with scheduler none: submit in arrival order
+  double retry_at = -1;                        // a kDispatch event is pending for this time
 };
 
 struct Request {
@@ -120,7 +133,12 @@ class Simulation {
       osds_[i].data = make_device(c.devices.at(c.data_device), mix(c.seed * 1000003 + 2 * i), slowdown);
       if (!c.journal_device.empty())
         osds_[i].journal = make_device(c.devices.at(c.journal_device), mix(c.seed * 1000003 + 2 * i + 1), 1);
+      if (c.scheduler != Scheduler::kNone) osds_[i].scheduler = std::make_unique<DeviceScheduler>(c);
     }
+    bool any_target = false;
+    for (const StreamConfig& sc : c.streams) any_target = any_target || sc.target > 0;
+    per_stream_ = c.scheduler != Scheduler::kNone || any_target;
+    if (per_stream_) result_.stream_timeline.resize(c.streams.size());
     uint64_t objects = 0;
     streams_.resize(c.streams.size());
     for (size_t s = 0; s < c.streams.size(); ++s) {
@@ -149,6 +167,11 @@ class Simulation {
         case kJournaled: journaled(e.b, static_cast<int>(e.a)); break;
         case kApplied: applied(e.a, e.b); break;
         case kOsdFails: fail_osd(e.a); break;
+        case kDeviceDone: device_done(e.a, e.b); break;
+        case kDispatch:
+          osds_[e.a].retry_at = -1;
+          dispatch(e.a);
+          break;
         case kScheduleTick:
           if (quiescent() && events_.now() >= c_.duration) continue;  // nothing left to release
           tick();
@@ -273,6 +296,12 @@ class Simulation {
       tr.write_bytes += r.bytes;
       versions_[r.object].acked = std::max(versions_[r.object].acked, r.version);
     }
+    if (per_stream_) {
+      std::vector<uint64_t>& counts = result_.stream_timeline[r.stream];
+      const auto i = static_cast<size_t>(now() / c_.timeline_interval);
+      if (i >= counts.size()) counts.resize(i + 1);
+      counts[i]++;
+    }
     result_.client_end = now();
     if (c_.streams[r.stream].kind == StreamKind::kClosed) issue_from_stream(r.stream);
   }
@@ -345,13 +374,104 @@ class Simulation {
       events_.schedule(now(), kShardRead, 0, id);
       return;
     }
-    Osd& osd = osds_[osd_of(r.object, shard)];
+    const int osd_id = osd_of(r.object, shard);
+    Osd& osd = osds_[osd_id];
+    // Checked where the OSD is chosen; a scheduler may still hold the read past a switch, and
+    // dispatch counts that separately (late_reads).
     if (separated_ && failed_osds_ == 0 && schedule_.phase(osd.color, now()) != rails::Phase::kRead)
       violation("device read on write-phase color " + std::to_string(osd.color));
-    const IoResult io = osd.data->submit(now(), {IoKind::kRead, r.object * r.shard_bytes, r.shard_bytes});
+    to_data_device(osd_id, {DeviceOp::kRead, shard, id});
+  }
+
+  // ---- data devices: straight to the model, or through the OSD's scheduler ----
+
+  uint32_t stream_of(const DeviceOp& op) const {
+    return op.kind == DeviceOp::kApply ? flights_[op.id].stream : requests_[op.id].stream;
+  }
+
+  IoRequest io_of(const DeviceOp& op) const {
+    if (op.kind == DeviceOp::kApply) {
+      const HeldWrite& w = flights_[op.id];
+      return {IoKind::kWrite, w.object * w.bytes, w.bytes};
+    }
+    const Request& r = requests_[op.id];
+    return {op.kind == DeviceOp::kRead ? IoKind::kRead : IoKind::kWrite, r.object * r.shard_bytes, r.shard_bytes};
+  }
+
+  void to_data_device(int osd_id, const DeviceOp& op) {
+    Osd& osd = osds_[osd_id];
+    if (!osd.scheduler) {
+      const IoResult io = submit_data(osd, op);
+      switch (op.kind) {
+        case DeviceOp::kRead: events_.schedule(io.completion, kShardRead, 0, op.id); break;
+        case DeviceOp::kDirectWrite: events_.schedule(io.completion, kShardWritten, op.shard, op.id); break;
+        case DeviceOp::kApply: events_.schedule(io.completion, kApplied, osd_id, op.id); break;
+      }
+      return;
+    }
+    const uint64_t handle = new_op(op);
+    const IoRequest io = io_of(op);
+    const auto queued = osd.scheduler->enqueue(stream_of(op), handle,
+                                               osd.scheduler->price(io.kind == IoKind::kRead, io.bytes), now());
+    if (!queued.ok()) violation("scheduler refused a request: " + queued.error().to_string());
+    dispatch(osd_id);
+  }
+
+  IoResult submit_data(Osd& osd, const DeviceOp& op) {
+    const IoResult io = osd.data->submit(now(), io_of(op));
     result_.device_ops++;
-    if (io.gc_wait > 0) note_read_blocked(now(), now() + io.gc_wait);
-    events_.schedule(io.completion, kShardRead, 0, id);
+    if (op.kind == DeviceOp::kRead && io.gc_wait > 0) note_read_blocked(now(), now() + io.gc_wait);
+    return io;
+  }
+
+  void dispatch(uint32_t osd_id) {
+    Osd& osd = osds_[osd_id];
+    while (auto handle = osd.scheduler->dequeue(now())) {
+      const DeviceOp op = ops_[*handle];
+      if (op.kind == DeviceOp::kApply && !schedule_.may_apply_writes(osd.color, now())) {
+        // Queued in the write phase, its turn came after the switch (or in the guard): it waits,
+        // first in line, for the next write phase; its price stays charged.
+        osd.to_apply.push_front(flights_[op.id]);
+        free_flights_.push_back(op.id);
+        free_ops_.push_back(*handle);
+        osd.applying--;
+        osd.scheduler->on_completion();
+        continue;
+      }
+      if (op.kind == DeviceOp::kRead && separated_ && failed_osds_ == 0 &&
+          schedule_.phase(osd.color, now()) != rails::Phase::kRead)
+        result_.late_reads++;
+      events_.schedule(submit_data(osd, op).completion, kDeviceDone, osd_id, *handle);
+    }
+    const double ready = osd.scheduler->next_ready();
+    if (!osd.scheduler->empty() && !osd.scheduler->at_depth() && std::isfinite(ready) &&
+        (osd.retry_at < 0 || ready < osd.retry_at)) {
+      osd.retry_at = std::max(ready, now());
+      events_.schedule(osd.retry_at, kDispatch, osd_id);
+    }
+  }
+
+  void device_done(uint32_t osd_id, uint64_t handle) {
+    const DeviceOp op = ops_[handle];
+    free_ops_.push_back(handle);
+    osds_[osd_id].scheduler->on_completion();
+    switch (op.kind) {
+      case DeviceOp::kRead: shard_done(op.id); break;
+      case DeviceOp::kDirectWrite: written_to_device(op.id, op.shard); break;
+      case DeviceOp::kApply: applied(osd_id, op.id); break;
+    }
+    dispatch(osd_id);
+  }
+
+  uint64_t new_op(const DeviceOp& op) {
+    if (!free_ops_.empty()) {
+      const uint64_t id = free_ops_.back();
+      free_ops_.pop_back();
+      ops_[id] = op;
+      return id;
+    }
+    ops_.push_back(op);
+    return ops_.size() - 1;
   }
 
   // Union of intervals during which some read waited on GC; intervals arrive by start time.
@@ -393,11 +513,7 @@ class Simulation {
       if (separated_) {
         admit(osd_of(requests_[id].object, shard), id, shard);
       } else {
-        const Request& r = requests_[id];
-        Osd& osd = osds_[osd_of(r.object, shard)];
-        const IoResult io = osd.data->submit(now(), {IoKind::kWrite, r.object * r.shard_bytes, r.shard_bytes});
-        result_.device_ops++;
-        events_.schedule(io.completion, kShardWritten, shard, id);
+        to_data_device(osd_of(requests_[id].object, shard), {DeviceOp::kDirectWrite, shard, id});
       }
     }
   }
@@ -447,7 +563,7 @@ class Simulation {
     }
     uint32_t& v = shards_[r.object * n_ + shard].held;
     v = std::max(v, r.version);
-    osd.to_apply.push_back({r.object, r.version, r.shard_bytes, shard});
+    osd.to_apply.push_back({r.object, r.version, r.shard_bytes, shard, r.stream});
     held_writes_++;
     shard_done(id);
     apply_held(osd_id);
@@ -459,10 +575,8 @@ class Simulation {
     while (osd.applying < c_.flush_depth && !osd.to_apply.empty() && schedule_.may_apply_writes(osd.color, now())) {
       const HeldWrite w = osd.to_apply.front();
       osd.to_apply.pop_front();
-      const IoResult io = osd.data->submit(now(), {IoKind::kWrite, w.object * w.bytes, w.bytes});
-      result_.device_ops++;
       osd.applying++;
-      events_.schedule(io.completion, kApplied, osd_id, new_flight(w));
+      to_data_device(osd_id, {DeviceOp::kApply, w.shard, new_flight(w)});
     }
   }
 
@@ -565,6 +679,9 @@ class Simulation {
   std::vector<uint64_t> free_requests_;
   std::vector<HeldWrite> flights_;
   std::vector<uint64_t> free_flights_;
+  std::vector<DeviceOp> ops_;
+  std::vector<uint64_t> free_ops_;
+  bool per_stream_ = false;  // keep per-stream completion timelines (schedulers, targets)
   // Versions live side by side so that one cache miss fetches what an access needs.
   struct ObjectVersions {
     uint32_t acked = 0;  // newest version acknowledged to a client

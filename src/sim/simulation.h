@@ -14,7 +14,10 @@
 //     acknowledged version (no acknowledged write lost);
 //   - held bytes on an OSD never exceed the budget;
 //   - with rails/erails and no OSD failed yet, every device read goes to a read-phase OSD and no
-//     read mixes phases (after a failure mixing is allowed, and counted in mixed_reads).
+//     read mixes phases (after a failure mixing is allowed, and counted in mixed_reads). With a
+//     scheduler ([sim] scheduler) this is checked when the OSD is chosen; a read the scheduler holds
+//     past the switch is counted in late_reads, and held writes are only submitted while
+//     may_apply_writes allows (one whose turn comes later goes back to the head of the held queue).
 // Failures ([failure NAME] sections) stop an OSD for good: its held writes are gone, later writes
 // skip it (degraded), reads decode around it; no recovery is modelled. "Lost" then means a shard on
 // a surviving OSD is stale, or fewer than k shards of an object are current.
@@ -47,6 +50,9 @@ struct RunResult {
   uint64_t reads = 0, writes = 0;
   uint64_t mixed_reads = 0;       // reads that had to use write-phase shards
   uint64_t memory_reads = 0;      // shard reads served from held (not yet applied) data
+  uint64_t late_reads = 0;        // reads a scheduler dispatched after their OSD left the read phase
+  // Completed requests per stream per timeline interval; kept with a scheduler or any target.
+  std::vector<std::vector<uint64_t>> stream_timeline;
   uint64_t unavailable_requests = 0;  // requests that found fewer than k shards up
   uint64_t slow_osds = 0;             // OSDs given a slow data device by [slow] sections
   double read_gc_blocked = 0;     // seconds during which at least one read waited on GC

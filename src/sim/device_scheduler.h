@@ -1,0 +1,49 @@
+// The queue in front of one simulated data device when a QoS scheduler is configured: the QBox
+// library's own QBoxQueue or MClockQueue (src/mclock_qbox, linked, not copied), keyed by stream.
+//
+// The simulation enqueues every request bound for the device with the stream that caused it and
+// the request's price, dequeues while the queue allows (at most dispatch_depth in flight), submits
+// what it gets to the device model, and reports each completion. `now` is always the simulator's
+// clock; nothing here reads a clock.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+#include "config.h"
+#include "mclock_queue.h"
+#include "qbox_queue.h"
+
+namespace erails::sim {
+
+class DeviceScheduler {
+ public:
+  // Precondition: config validated, config.scheduler != kNone. Every stream is a client.
+  explicit DeviceScheduler(const SimConfig& config);
+
+  // The price the scheduler charges a request of `bytes` bytes: profiled device seconds for qbox,
+  // 1 (one request) for the throughput-based fifo and mclock.
+  double price(bool is_read, uint32_t bytes) const;
+
+  // `op` is the caller's handle for the request. Error only if the price is invalid (a bug).
+  qbox::Status enqueue(uint32_t stream, uint64_t op, double price, double now);
+  // The next request to submit, or nothing (queue empty, depth reached, or mclock limits).
+  std::optional<uint64_t> dequeue(double now);
+  void on_completion();
+  // When a limit-held mclock head becomes eligible (infinity otherwise): if dequeue() gave nothing
+  // below the dispatch depth, the caller retries then; at the depth, a completion frees a place.
+  double next_ready() const;
+  bool at_depth() const;
+  bool empty() const;
+
+ private:
+  using Qbox = qbox::QBoxQueue<uint32_t, uint64_t>;
+  using Mclock = qbox::MClockQueue<uint32_t, uint64_t>;
+  Scheduler kind_;
+  std::size_t depth_;
+  double read_cost_, write_cost_;
+  std::variant<Qbox, Mclock> queue_;
+};
+
+}  // namespace erails::sim

@@ -1,0 +1,127 @@
+// QoS schedulers in the simulator: the QBox library's queues order each data device's requests.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "config.h"
+#include "report.h"
+#include "simulation.h"
+#include "targets.h"
+
+namespace erails::sim {
+namespace {
+
+// One drive-B SSD per copy (policy none, k = m = 1), two closed-loop random readers of different
+// request sizes, each backlogged so the scheduler, not the clients, decides the split.
+std::string two_readers(const std::string& scheduler, const std::string& small, const std::string& large,
+                        const std::string& cluster = "read_cost = 1e-4\nwrite_cost = 4e-4\n") {
+  return "include = devices/intel510_drive_b.conf\n"
+         "[sim]\nseed = 3\nduration = 5\nscheduler = " + scheduler +
+         "\n[cluster]\nk = 1\nm = 1\ndata_device = intel510\ndispatch_depth = 1\n" + cluster +
+         "[stream small]\noutstanding = 64\nsize = 4096\nobjects = 100000\n" + small +
+         "\n[stream large]\noutstanding = 64\nsize = 65536\nobjects = 100000\n" + large + "\n";
+}
+
+Expected<SimConfig> parse(const std::string& text) {
+  return parse_config(text, std::string(ERAILS_SIM_CONFIGS) + "/test.conf", file_include_loader());
+}
+
+RunResult run_text(const std::string& text, SimConfig* out = nullptr) {
+  auto c = parse(text);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  if (out) *out = c.value();
+  return run_simulation(c.value(), {});
+}
+
+// Completed while the clients ran (the first 5 s): queued requests drain after that.
+double completions(const RunResult& r, size_t stream) {
+  double n = 0;
+  for (size_t i = 0; i < 5 && i < r.stream_timeline[stream].size(); ++i) n += r.stream_timeline[stream][i];
+  return n;
+}
+
+TEST(Scheduler, QboxSplitsDeviceTimeByUtilization) {
+  // Equal shares of device time at a price 16x higher for the large stream: 16x fewer requests.
+  const RunResult r = run_text(two_readers("qbox", "utilization = 0.5", "utilization = 0.5"));
+  EXPECT_EQ(r.invariant_violations, 0u);
+  EXPECT_NEAR(completions(r, 0) / completions(r, 1), 16, 16 * 0.05);
+}
+
+TEST(Scheduler, FifoSplitsRequestCountsByUtilization) {
+  const RunResult r = run_text(two_readers("fifo", "utilization = 0.25", "utilization = 0.75"));
+  EXPECT_EQ(r.invariant_violations, 0u);
+  EXPECT_NEAR(completions(r, 0) / completions(r, 1), 1.0 / 3, 0.05 / 3);
+}
+
+TEST(Scheduler, MclockHoldsALimitedStreamToItsLimit) {
+  // Two copies, each with its own queue: 100 requests/s per device, 200/s for the stream.
+  const RunResult r = run_text(two_readers("mclock", "limit = 100", "weight = 2", ""));
+  EXPECT_EQ(r.invariant_violations, 0u);
+  EXPECT_NEAR(completions(r, 0) / 5, 200, 200 * 0.05);
+  EXPECT_GT(completions(r, 1) / 5, 1000);
+}
+
+TEST(Scheduler, MclockGivesAReservationAgainstAHeavyWeight) {
+  // 300 requests/s reserved per device; the other stream's weight would otherwise take ~99%.
+  const RunResult r = run_text(two_readers("mclock", "reservation = 300", "weight = 100", ""));
+  const RunResult unreserved = run_text(two_readers("mclock", "", "weight = 100", ""));
+  EXPECT_GE(completions(r, 0) / 5, 600 * 0.95);
+  EXPECT_LT(completions(unreserved, 0) / 5, 600 * 0.5);
+}
+
+TEST(Scheduler, RailsWithQboxKeepsTheInvariantsAndJudgesTargets) {
+  const std::string text =
+      "include = devices/intel510_drive_b.conf\ninclude = devices/nvme_journal.conf\n"
+      "[sim]\nseed = 7\nduration = 20\npolicy = rails\nscheduler = qbox\n"
+      "[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\nframe = 5\nguard = 1\n"
+      "read_cost = 1e-4\nwrite_cost = 4e-4\nhold_budget = 1e9\n"
+      "[stream r]\noutstanding = 8\nobjects = 100000\nutilization = 0.5\ntarget = 500\n"
+      "[stream w]\noutstanding = 2\nread_fraction = 0\nobjects = 100000\nutilization = 0.5\n"
+      "target = 1e6\ntarget_window = 10\n";
+  SimConfig c;
+  const RunResult r = run_text(text, &c);
+  EXPECT_EQ(r.invariant_violations, 0u) << (r.first_violations.empty() ? "" : r.first_violations[0]);
+  EXPECT_EQ(r.mixed_reads, 0u);
+  const auto targets = judge_targets(c, r);
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[0].windows, 20u);
+  EXPECT_EQ(targets[0].met, 20u);  // 500 reads/s is far below what a read-phase drive gives
+  EXPECT_EQ(targets[1].windows, 2u);
+  EXPECT_EQ(targets[1].met, 0u);   // a million writes/s is not
+}
+
+TEST(Scheduler, SameSeedSameOutput) {
+  auto csv = [] {
+    SimConfig c;
+    const RunResult r = run_text(two_readers("qbox", "utilization = 0.5", "utilization = 0.5"), &c);
+    std::ostringstream s;
+    write_summary_csv(s, c, r);
+    write_stream_timeline_csv(s, c, r);
+    return s.str();
+  };
+  EXPECT_EQ(csv(), csv());
+}
+
+void expect_error(const std::string& text, const std::string& key, const std::string& words) {
+  auto c = parse(text);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().key, key) << c.error().message;
+  EXPECT_NE(c.error().message.find(words), std::string::npos) << c.error().message;
+}
+
+TEST(Scheduler, BadSettingsAreRefusedNamingTheKey) {
+  expect_error(two_readers("qbox", "", "utilization = 0.5"), "utilization", "[stream small] scheduler qbox needs");
+  expect_error(two_readers("qbox", "utilization = 0.6", "utilization = 0.5"), "utilization", "add up to 1.1");
+  expect_error(two_readers("none", "utilization = 0.6", ""), "utilization", "only by scheduler qbox or fifo");
+  expect_error(two_readers("qbox", "utilization = 0.5", "utilization = 0.5", ""), "read_cost", "needs read_cost");
+  expect_error(two_readers("fifo", "utilization = 0.5\nreservation = 3", "utilization = 0.5"), "reservation",
+               "only by scheduler mclock");
+  expect_error(two_readers("mclock", "reservation = 100\nlimit = 50", ""), "limit", "below reservation");
+  expect_error(two_readers("mclock", "weight = 0", ""), "weight", "accepted: a number in 1e-6..1e9");
+  expect_error(two_readers("mclock", "target = 5\ntarget_window = 1.5", ""), "target_window", "multiple");
+  expect_error(two_readers("qbox", "utilization = 1.5", "utilization = 0.5"), "utilization", "1e-6..1");
+  expect_error(two_readers("lottery", "", ""), "scheduler", "accepted: none, qbox, fifo, mclock");
+}
+
+}  // namespace
+}  // namespace erails::sim

@@ -286,6 +286,77 @@ def scale(sim, work):
                                 "read_gc_blocked", "mixed_reads", "invariant_violations"])
 
 
+# ---- figs. 6.8-6.9: QoS (QBox's scheduler) on top of Rails, 2 drives ----
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def qos(sim, work):
+    # Thesis §6.2: four streams (sequential/random reads, sequential/random writes) with throughput
+    # targets on two drive-B SSDs under Rails; reads judged per second, writes per epoch (two
+    # switches), and the share of windows meeting the target reported, without and with 1 s of
+    # idle time for the writing drive before each switch (our guard). Targets come from a broker
+    # step as in §6.1.2: profile each class alone, take its 5th-percentile throughput at the judging
+    # granularity, and reserve 90% of it, split equally between the class's two streams.
+    duration, frame = 200, 10
+    epoch = 2 * frame
+    cluster = ("[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\n"
+               f"frame = {frame}\n")
+    read_streams = (f"[stream read_seq]\npattern = sequential\noutstanding = 8\nobjects = {OBJECTS_200GB}\n"
+                    f"[stream read_rand]\noutstanding = 8\nobjects = {OBJECTS_200GB}\n")
+    write_streams = (f"[stream write_seq]\npattern = sequential\nread_fraction = 0\noutstanding = 2\n"
+                     f"objects = {OBJECTS_200GB}\n"
+                     f"[stream write_rand]\nread_fraction = 0\noutstanding = 2\nobjects = {OBJECTS_200GB}\n")
+    _, reads_alone, _ = run_sim(sim, work / "qos", "profile_reads", header("rails", duration) + cluster + read_streams)
+    _, writes_alone, _ = run_sim(sim, work / "qos", "profile_writes",
+                                 header("rails", duration) + cluster + write_streams)
+    read_p5 = percentile([r["reads"] for r in steady(reads_alone, frame, duration)], 0.05)
+    per_epoch = [sum(r["writes"] for r in writes_alone if e <= r["time"] < e + epoch) / epoch
+                 for e in range(epoch, duration - epoch + 1, epoch)]
+    write_p5 = percentile(per_epoch, 0.05)
+    read_target, write_target = 0.45 * read_p5, 0.45 * write_p5
+    # Prices for qbox: drive seconds per 4 KiB, from the same profiles (256 KiB requests; one drive
+    # reads at a time; each write is applied by both drives, each writing half of the time).
+    read_cost = 1 / read_p5 / 64
+    write_cost = 0.5 / write_p5 / 64
+    targets = {"read_seq": (read_target, 1), "read_rand": (read_target, 1),
+               "write_seq": (write_target, epoch), "write_rand": (write_target, epoch)}
+
+    def with_targets(streams):
+        out = ""
+        for block in streams.split("[stream ")[1:]:
+            name = block.split("]")[0]
+            target, window = targets[name]
+            out += f"[stream {block}utilization = 0.25\ntarget = {target}\ntarget_window = {window}\n"
+        return out
+
+    rows = []
+    for name, policy, extra in (("rails", "rails", ""), ("rails_idle_1s_before_switch", "rails", "guard = 1\n"),
+                                ("no_rails", "none", "")):
+        text = (header(policy, duration) + "scheduler = qbox\n" + cluster + extra +
+                f"read_cost = {read_cost}\nwrite_cost = {write_cost}\n" +
+                with_targets(read_streams + write_streams))
+        summary, _, _ = run_sim(sim, work / "qos", name, text)
+        outcome = {r["stream"]: r for r in read_csv(work / "qos" / f"{name}.targets.csv")}
+        windows = sum(int(r["windows"]) for r in outcome.values())
+        met = sum(int(r["met"]) for r in outcome.values())
+        row = {"run": name, "fraction_met_all": met / windows,
+               **{f"{s}_met": float(outcome[s]["fraction_met"]) for s in targets},
+               "read_target": read_target, "write_target": write_target,
+               **latency_columns(summary), "late_reads": summary_late_reads(work / "qos" / name),
+               "invariant_violations": int(summary["invariant_violations"])}
+        rows.append(row)
+    write_table("qos", rows, ["run", "fraction_met_all", *[f"{s}_met" for s in targets], "read_target",
+                              "write_target", "p50", "p99", "p99.9", "late_reads", "invariant_violations"])
+
+
+def summary_late_reads(prefix):
+    with open(f"{prefix}.summary.csv") as f:
+        return int(next(csv.DictReader(f))["late_reads"])
+
+
 # ---- speed: simulated requests per second of wall time, one core ----
 
 def speed(sim, work):
@@ -314,7 +385,7 @@ def speed(sim, work):
                                 "requests_per_wall_second", "requests_per_cpu_second", "invariant_violations"])
 
 
-EXPERIMENTS = {"rails": rails, "trace": trace, "erails": erails, "write_vs_m": write_vs_m, "scale": scale,
+EXPERIMENTS = {"rails": rails, "trace": trace, "erails": erails, "write_vs_m": write_vs_m, "qos": qos, "scale": scale,
                "speed": speed}
 
 

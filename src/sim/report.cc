@@ -28,7 +28,8 @@ void write_summary_csv(std::ostream& out, const SimConfig& c, const RunResult& r
   out << ",read_max";
   for (const char* q : kQuantileNames) out << ",write_" << q;
   out << ",write_max,read_iops,write_iops,read_gc_blocked_fraction,mixed_reads,memory_reads,max_osd_held_bytes,"
-         "gc_events,gc_blocked_seconds,client_end,drained_at,events,unavailable_requests,slow_osds,invariant_violations\n";
+         "gc_events,gc_blocked_seconds,client_end,drained_at,events,unavailable_requests,slow_osds,scheduler,late_reads,"
+         "invariant_violations\n";
   out << policy_name(c.policy) << ',' << c.k << ',' << c.m << ',' << (c.policy == Policy::kNone ? 0 : c.readers)
       << ',' << num(c.frame) << ',' << num(c.guard) << ',' << c.seed << ',' << r.reads << ',' << r.writes;
   for (double q : kQuantiles) out << ',' << num(r.read_latency.quantile(q));
@@ -38,7 +39,8 @@ void write_summary_csv(std::ostream& out, const SimConfig& c, const RunResult& r
       << num(r.writes / active_seconds(r)) << ',' << num(r.read_gc_blocked / active_seconds(r)) << ','
       << r.mixed_reads << ',' << r.memory_reads << ',' << num(r.max_osd_held) << ',' << r.gc_events << ','
       << num(r.gc_blocked_seconds) << ',' << num(r.client_end) << ',' << num(r.drained_at) << ',' << r.events
-      << ',' << r.unavailable_requests << ',' << r.slow_osds << ',' << r.invariant_violations << '\n';
+      << ',' << r.unavailable_requests << ',' << r.slow_osds << ',' << scheduler_name(c.scheduler) << ','
+      << r.late_reads << ',' << r.invariant_violations << '\n';
 }
 
 void write_timeline_csv(std::ostream& out, const RunResult& r) {

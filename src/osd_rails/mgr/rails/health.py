@@ -10,7 +10,8 @@ def _check(summary: str, detail: List[str]) -> dict:
 
 
 def health_checks(topology: Topology, accounting: HoldAccounting, settings: Settings,
-                  setting_error: Optional[SettingError], failed: Dict[int, str]) -> Dict[str, dict]:
+                  setting_error: Optional[SettingError], failed: Dict[int, str],
+                  device_problems: Dict[int, str]) -> Dict[str, dict]:
     checks = {}
     if topology.problems:
         checks["RAILS_PROFILE_INVALID"] = _check(
@@ -32,6 +33,10 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
         checks["RAILS_OSD_COMMAND_FAILED"] = _check(
             f"{len(failed)} OSD(s) did not take their Rails hold or release",
             [f"osd.{osd}: {why}" for osd, why in sorted(failed.items())])
+    if device_problems:
+        checks["RAILS_OSD_DEVICES"] = _check(
+            f"{len(device_problems)} Rails OSD(s) cannot keep held writes off their data device",
+            [device_problems[osd] for osd in sorted(device_problems)])
     if setting_error is not None:
         checks["RAILS_BAD_SETTING"] = _check("a mgr/rails setting is invalid and ignored", [setting_error.message])
     return checks

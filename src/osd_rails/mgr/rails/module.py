@@ -15,6 +15,7 @@ from mgr_module import CLIReadCommand, CommandResult, HandleCommandResult, MgrMo
 
 from .accounting import Counters, HoldAccounting, counters_from_perf_dump
 from .controller import OsdAction, PhaseController, next_change
+from .devices import device_problems
 from .health import health_checks
 from .settings import OPTION_TABLE, Settings, SettingError, hold_args, release_args, validate
 from .status import build_status, render_plain
@@ -55,6 +56,7 @@ class Module(MgrModule):
         self._failed: Dict[int, str] = {}
         self._last_perf_read = 0.0
         self._health: Dict[str, dict] = {}
+        self._device_problems: Dict[int, str] = {}
 
     # --- mgr entry points -------------------------------------------------------------------
 
@@ -79,12 +81,15 @@ class Module(MgrModule):
                                   self._settings, time.time())
             status["setting_error"] = None if self._setting_error is None else self._setting_error.message
             status["failed_commands"] = dict(self._failed)
+            status["device_problems"] = list(self._device_problems.values())
         if format == "plain":
             text = render_plain(status)
             if status["setting_error"]:
                 text += f"setting ignored: {status['setting_error']}\n"
             for osd, why in sorted(status["failed_commands"].items()):
                 text += f"osd.{osd}: last command failed: {why}\n"
+            for problem in status["device_problems"]:
+                text += problem + "\n"
             return HandleCommandResult(0, text, "")
         indent = 2 if format == "json-pretty" else None
         return HandleCommandResult(0, json.dumps(status, indent=indent, sort_keys=True), "")
@@ -100,6 +105,8 @@ class Module(MgrModule):
                 self._carry_out(actions)
             if time.time() - self._last_perf_read >= self._settings.perf_seconds:
                 self._read_held_counters()
+                # OSD metadata arrives after the OSD boots, without a new OSD map.
+                self._refresh_devices()
             self._update_health()
             self._wakeup.clear()
             self._wakeup.wait(self._sleep_seconds(time.time()))
@@ -126,8 +133,16 @@ class Module(MgrModule):
         with self._lock:
             self._topology = topology
             self._osdmap_epoch = epoch
+        self._refresh_devices()
         for problem in topology.problems:
             self.log.warning("pool %s: %s", problem.pool, problem.message)
+
+    def _refresh_devices(self) -> None:
+        with self._lock:
+            colored = list(self._topology.colored_osds())
+        problems = device_problems(colored, {osd: self.get_metadata("osd", str(osd)) for osd in colored})
+        with self._lock:
+            self._device_problems = problems
 
     def _sleep_seconds(self, now: float) -> float:
         with self._lock:
@@ -228,7 +243,7 @@ class Module(MgrModule):
     def _update_health(self) -> None:
         with self._lock:
             checks = health_checks(self._topology, self._accounting, self._settings,
-                                   self._setting_error, self._failed)
+                                   self._setting_error, self._failed, self._device_problems)
         if checks != self._health:
             self._health = checks
             self.set_health_checks(checks)

@@ -42,7 +42,7 @@ def _topology(osds=(0, 1, 2, 3), profiles=None, pools=None):
 
 
 def test_a_healthy_setup_raises_no_check():
-    assert health_checks(_topology(), HoldAccounting(), Settings(), None, {}) == {}
+    assert health_checks(_topology(), HoldAccounting(), Settings(), None, {}, {}) == {}
 
 
 def test_each_problem_raises_its_own_check():
@@ -54,9 +54,11 @@ def test_each_problem_raises_its_own_check():
     accounting.hold_started(0, Counters(0, 0))
     accounting.observe(0, Counters(70000, 0))
     checks = health_checks(topo, accounting, Settings(), SettingError("poll_seconds", "mgr/rails/poll_seconds is 9"),
-                           {3: "hold: timed out (-110)"})
+                           {3: "hold: timed out (-110)"}, {2: "osd.2 has no dedicated WAL device"})
     assert sorted(checks) == ["RAILS_BAD_SETTING", "RAILS_HOLD_OVERFLOW", "RAILS_OSD_COMMAND_FAILED",
-                              "RAILS_OSD_NO_COLOR", "RAILS_PROFILE_INVALID", "RAILS_SCHEDULE_CONFLICT"]
+                              "RAILS_OSD_DEVICES", "RAILS_OSD_NO_COLOR", "RAILS_PROFILE_INVALID",
+                              "RAILS_SCHEDULE_CONFLICT"]
+    assert checks["RAILS_OSD_DEVICES"]["detail"] == ["osd.2 has no dedicated WAL device"]
     assert checks["RAILS_OSD_NO_COLOR"]["detail"] == ["osd.9 is in no bucket named by any crush-colors"]
     assert "rails-frame is -1.0" in checks["RAILS_PROFILE_INVALID"]["detail"][0]
     assert checks["RAILS_SCHEDULE_CONFLICT"]["count"] == 4

@@ -84,5 +84,15 @@ class PhaseController:
         else:
             self._states.pop(action.osd, None)
 
+    def reconcile(self, observed_held: Dict[int, bool]) -> List[int]:
+        """Forget the state of every OSD whose observed hold differs from the confirmed one (a
+        command lost across a mgr respawn, an operator's injectargs), so the next step() sends it
+        again. Returns those OSDs. OSDs missing from observed_held are left as they are."""
+        differing = [osd for osd, held in sorted(observed_held.items())
+                     if osd in self._states and self._states[osd].held != held]
+        for osd in differing:
+            del self._states[osd]
+        return differing
+
     def states(self) -> Dict[int, OsdState]:
         return dict(self._states)

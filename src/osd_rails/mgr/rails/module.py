@@ -17,7 +17,7 @@ from .accounting import Counters, HoldAccounting, counters_from_perf_dump
 from .controller import OsdAction, PhaseController, next_change
 from .devices import device_problems
 from .health import health_checks
-from .settings import OPTION_TABLE, Settings, SettingError, hold_args, release_args, validate
+from .settings import BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, release_args, validate
 from .status import build_status, render_plain
 from .topology import Topology, build_topology
 
@@ -105,6 +105,7 @@ class Module(MgrModule):
                 self._carry_out(actions)
             if time.time() - self._last_perf_read >= self._settings.perf_seconds:
                 self._read_held_counters()
+                self._check_osds_hold_what_was_confirmed()
                 # OSD metadata arrives after the OSD boots, without a new OSD map.
                 self._refresh_devices()
             self._update_health()
@@ -237,6 +238,26 @@ class Module(MgrModule):
         with self._lock:
             for osd, value in counters.items():
                 self._accounting.observe(osd, value)
+
+    def _check_osds_hold_what_was_confirmed(self) -> None:
+        with self._lock:
+            confirmed = list(self._controller.states())
+        observed = {}
+        outcomes = self._tell_many({osd: {"prefix": "config get", "var": "bluestore_deferred_batch_ops",
+                                          "format": "json"} for osd in confirmed})
+        for osd, (ret, out, _) in outcomes.items():
+            try:
+                value = json.loads(out)["bluestore_deferred_batch_ops"] if ret == 0 else None
+            except (ValueError, KeyError):
+                value = None
+            if value is not None:
+                observed[osd] = value == str(BATCH_OPS_MAX)
+        with self._lock:
+            differing = self._controller.reconcile(observed)
+            for osd in differing:
+                self._accounting.forget(osd)
+        if differing:
+            self.log.warning("rails: OSDs %s did not hold as confirmed; sending their state again", differing)
 
     # --- health ------------------------------------------------------------------------------
 

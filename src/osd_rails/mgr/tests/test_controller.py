@@ -120,3 +120,12 @@ def test_a_whole_cycle_holds_each_osd_exactly_in_its_read_phase_and_guard():
         schedule = topo.pools[0].schedule
         for when, is_held in held[osd]:
             assert is_held == (not schedule.may_apply_writes(osd, when)), (osd, when)
+
+
+def test_an_osd_found_in_another_state_than_confirmed_is_sent_its_state_again():
+    controller = PhaseController()
+    topo = topology()
+    run(controller, topo, 1.0)
+    assert controller.reconcile({0: True, 1: True, 2: True, 3: False, 9: True}) == [2]
+    assert run(controller, topo, 1.5) == [OsdAction(2, False)]
+    assert controller.reconcile({0: True}) == []

@@ -12,6 +12,7 @@
 #include "event_queue.h"
 #include "read_selection.h"
 #include "schedule.h"
+#include "version_table.h"
 
 namespace erails::sim {
 
@@ -146,8 +147,7 @@ class Simulation {
       objects += c.streams[s].objects;
       if (c.streams[s].kind == StreamKind::kTrace) streams_[s].trace = &traces.at(c.streams[s].trace);
     }
-    versions_.assign(objects, ObjectVersions{});
-    shards_.assign(objects * n_, ShardVersions{});
+    versions_ = std::make_unique<VersionTable>(objects, n_);
     for (const FailureConfig& f : c.failures) events_.schedule(f.at, kOsdFails, static_cast<uint32_t>(f.osd));
     for (int i = 0; i < c.k; ++i) data_shards_.push_back(i);
     for (int i = 0; i < n_; ++i) all_shards_.push_back(i);
@@ -271,9 +271,9 @@ class Simulation {
   void issue(uint32_t stream, bool is_read, uint64_t object, uint32_t bytes) {
     const auto shard_bytes = static_cast<uint32_t>((bytes + c_.k - 1) / c_.k);
     if (is_read) {
-      read(new_request({stream, true, object, versions_[object].acked, shard_bytes, bytes, 0, now()}));
+      read(new_request({stream, true, object, versions_->object(object).acked, shard_bytes, bytes, 0, now()}));
     } else {
-      write(new_request({stream, false, object, ++versions_[object].next, shard_bytes, bytes, n_, now()}));
+      write(new_request({stream, false, object, ++versions_->object(object).next, shard_bytes, bytes, n_, now()}));
     }
     outstanding_requests_++;
   }
@@ -294,7 +294,8 @@ class Simulation {
       result_.write_latency.add(latency);
       tr.writes++;
       tr.write_bytes += r.bytes;
-      versions_[r.object].acked = std::max(versions_[r.object].acked, r.version);
+      ObjectVersions& v = versions_->object(r.object);
+      v.acked = std::max(v.acked, r.version);
     }
     if (per_stream_) {
       std::vector<uint64_t>& counts = result_.stream_timeline[r.stream];
@@ -364,7 +365,7 @@ class Simulation {
 
   void read_shard(uint64_t id, int shard) {
     const Request& r = requests_[id];
-    const ShardVersions& slot = shards_[r.object * n_ + shard];
+    const ShardVersions& slot = versions_->shard(r.object, shard);
     if (std::max(slot.held, slot.on_device) < r.version)
       violation("read of object " + std::to_string(r.object) + " shard " + std::to_string(shard) +
                 " would miss acknowledged version " + std::to_string(r.version));
@@ -520,7 +521,7 @@ class Simulation {
 
   void written_to_device(uint64_t id, int shard) {
     const Request& r = requests_[id];
-    uint32_t& v = shards_[r.object * n_ + shard].on_device;
+    uint32_t& v = versions_->shard(r.object, shard).on_device;
     v = std::max(v, r.version);
     shard_done(id);
   }
@@ -561,7 +562,7 @@ class Simulation {
       shard_done(id);
       return;
     }
-    uint32_t& v = shards_[r.object * n_ + shard].held;
+    uint32_t& v = versions_->shard(r.object, shard).held;
     v = std::max(v, r.version);
     osd.to_apply.push_back({r.object, r.version, r.shard_bytes, shard, r.stream});
     held_writes_++;
@@ -595,7 +596,7 @@ class Simulation {
     const HeldWrite w = flights_[flight];
     free_flights_.push_back(flight);
     Osd& osd = osds_[osd_id];
-    uint32_t& v = shards_[w.object * n_ + w.shard].on_device;
+    uint32_t& v = versions_->shard(w.object, w.shard).on_device;
     v = std::max(v, w.version);
     osd.applying--;
     osd.held_bytes -= w.bytes;
@@ -650,16 +651,16 @@ class Simulation {
     if (!quiescent())
       violation("held writes or requests still pending after drain_limit; raise [sim] drain_limit");
     // Every shard on a surviving OSD is current, and enough shards are to decode.
-    for (uint64_t o = 0; o < versions_.size(); ++o) {
+    for (uint64_t o = 0; o < versions_->objects(); ++o) {
       int current = 0;
       for (int s = 0; s < n_; ++s) {
         const bool up = failed_osds_ == 0 || !osds_[osd_of(o, s)].down;
-        if (shards_[o * n_ + s].on_device >= versions_[o].acked) {
+        if (versions_->shard(o, s).on_device >= versions_->object(o).acked) {
           current++;
         } else if (up) {
           violation("acknowledged write lost: object " + std::to_string(o) + " shard " + std::to_string(s) +
-                    " has version " + std::to_string(shards_[o * n_ + s].on_device) + " < " +
-                    std::to_string(versions_[o].acked));
+                    " has version " + std::to_string(versions_->shard(o, s).on_device) + " < " +
+                    std::to_string(versions_->object(o).acked));
         }
       }
       if (current < c_.k)
@@ -682,17 +683,7 @@ class Simulation {
   std::vector<DeviceOp> ops_;
   std::vector<uint64_t> free_ops_;
   bool per_stream_ = false;  // keep per-stream completion timelines (schedulers, targets)
-  // Versions live side by side so that one cache miss fetches what an access needs.
-  struct ObjectVersions {
-    uint32_t acked = 0;  // newest version acknowledged to a client
-    uint32_t next = 0;   // last version handed to a writer
-  };
-  struct ShardVersions {
-    uint32_t on_device = 0;  // newest version on the shard's data device
-    uint32_t held = 0;       // newest version journaled (held or applied)
-  };
-  std::vector<ObjectVersions> versions_;
-  std::vector<ShardVersions> shards_;
+  std::unique_ptr<VersionTable> versions_;
   std::vector<int> data_shards_, all_shards_, chosen_, available_;
   uint64_t failed_osds_ = 0;
   std::vector<int> wanted_one_ = {0};

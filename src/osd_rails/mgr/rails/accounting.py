@@ -44,6 +44,7 @@ class HoldAccounting:
     def __init__(self) -> None:
         self._holds: Dict[int, OsdHold] = {}
         self._last_release_applied: Dict[int, int] = {}
+        self._past_overflows: Dict[int, str] = {}
 
     def hold_started(self, osd: int, counters: Counters) -> None:
         self._holds[osd] = OsdHold(counters, counters)
@@ -53,11 +54,20 @@ class HoldAccounting:
         if hold is not None:
             hold.latest = counters
 
-    def released(self, osd: int, before_kick: Counters, after_kick: Counters) -> None:
+    def released(self, osd: int, before_kick: Counters, after_kick: Counters, limit: int) -> None:
         """Counters read just before and just after the release; the applied difference is what
-        the release made BlueStore write to the data device."""
-        self._holds.pop(osd, None)
+        the release made BlueStore write to the data device. A hold that overflowed stays
+        reported until the OSD's next hold ends without overflowing."""
+        hold = self._holds.pop(osd, None)
         self._last_release_applied[osd] = max(0, after_kick.applied - before_kick.applied)
+        if hold is None:
+            return
+        hold.latest = before_kick
+        problem = _overflow(osd, hold, limit)
+        if problem is None:
+            self._past_overflows.pop(osd, None)
+        else:
+            self._past_overflows[osd] = problem + " (last hold)"
 
     def forget(self, osd: int) -> None:
         self._holds.pop(osd, None)
@@ -69,12 +79,20 @@ class HoldAccounting:
         return self._last_release_applied.get(osd)
 
     def overflowing(self, limit: int) -> Dict[int, str]:
-        """osd -> why its hold is over BlueStore's limit or was flushed by BlueStore itself."""
-        found = {}
-        for osd, hold in sorted(self._holds.items()):
-            if hold.applied_during_hold() > 0:
-                found[osd] = (f"osd.{osd} applied {hold.applied_during_hold()} deferred ops while held "
-                              "(BlueStore flushed the hold by itself)")
-            elif hold.held_writes() >= limit:
-                found[osd] = f"osd.{osd} holds {hold.held_writes()} writes, at or over the limit {limit}"
-        return found
+        """osd -> why its current or last hold went over BlueStore's limit or was flushed by
+        BlueStore itself."""
+        found = dict(self._past_overflows)
+        for osd, hold in self._holds.items():
+            problem = _overflow(osd, hold, limit)
+            if problem is not None:
+                found[osd] = problem
+        return dict(sorted(found.items()))
+
+
+def _overflow(osd: int, hold: OsdHold, limit: int) -> Optional[str]:
+    if hold.applied_during_hold() > 0:
+        return (f"osd.{osd} applied {hold.applied_during_hold()} deferred ops while held "
+                "(BlueStore flushed the hold by itself)")
+    if hold.held_writes() >= limit:
+        return f"osd.{osd} holds {hold.held_writes()} writes, at or over the limit {limit}"
+    return None

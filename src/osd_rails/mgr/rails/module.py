@@ -223,7 +223,7 @@ class Module(MgrModule):
                     self._accounting.forget(osd)
             for osd in kicks:
                 if osd in before_kick and osd in after:
-                    self._accounting.released(osd, before_kick[osd], after[osd])
+                    self._accounting.released(osd, before_kick[osd], after[osd], settings.held_op_limit())
                 else:
                     self._accounting.forget(osd)
         self.log.info("rails: held %s released %s", sorted(holding), sorted(kicks))

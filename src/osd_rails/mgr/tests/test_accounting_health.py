@@ -20,9 +20,21 @@ def test_held_writes_grow_with_queued_writes_and_a_release_counts_what_was_appli
     accounting.observe(2, Counters(1600, 50))
     assert accounting.hold(2).held_writes() == 1500
     assert accounting.overflowing(limit=2000) == {}
-    accounting.released(2, Counters(1600, 50), Counters(1601, 1400))
+    accounting.released(2, Counters(1600, 50), Counters(1601, 1400), limit=2000)
     assert accounting.hold(2) is None
     assert accounting.last_release_applied(2) == 1350
+    assert accounting.overflowing(limit=2000) == {}
+
+
+def test_an_overflow_seen_only_at_release_stays_reported_until_a_clean_hold():
+    accounting = HoldAccounting()
+    accounting.hold_started(1, Counters(0, 0))
+    accounting.released(1, before_kick=Counters(1800, 1400), after_kick=Counters(1801, 1700), limit=801)
+    assert accounting.overflowing(limit=801) == {
+        1: "osd.1 applied 1400 deferred ops while held (BlueStore flushed the hold by itself) (last hold)"}
+    accounting.hold_started(1, Counters(1801, 1700))
+    accounting.released(1, before_kick=Counters(1900, 1700), after_kick=Counters(1901, 1800), limit=801)
+    assert accounting.overflowing(limit=801) == {}
 
 
 def test_a_hold_overflows_at_the_limit_or_when_bluestore_applies_by_itself():

@@ -324,20 +324,32 @@ def qos(sim, work):
     targets = {"read_seq": (read_target, 1), "read_rand": (read_target, 1),
                "write_seq": (write_target, epoch), "write_rand": (write_target, epoch)}
 
-    def with_targets(streams):
+    def with_targets(streams, scheduler, policy):
         out = ""
         for block in streams.split("[stream ")[1:]:
             name = block.split("]")[0]
             target, window = targets[name]
-            out += f"[stream {block}utilization = 0.25\ntarget = {target}\ntarget_window = {window}\n"
+            if scheduler == "mclock":
+                # The peer gets the targets as reservations per drive: without Rails a read goes to
+                # one of the two copies, and every write is applied by both drives.
+                share = 0.5 if name.startswith("read") and policy == "none" else 1
+                settings = f"reservation = {target * share}\n"
+            else:
+                settings = "utilization = 0.25\n"
+            out += f"[stream {block}{settings}target = {target}\ntarget_window = {window}\n"
         return out
 
     rows = []
-    for name, policy, extra in (("rails", "rails", ""), ("rails_idle_1s_before_switch", "rails", "guard = 1\n"),
-                                ("no_rails", "none", "")):
-        text = (header(policy, duration) + "scheduler = qbox\n" + cluster + extra +
+    for name, policy, scheduler, extra in (
+            ("rails", "rails", "qbox", ""),
+            ("rails_idle_1s_before_switch", "rails", "qbox", "guard = 1\n"),
+            ("no_rails", "none", "qbox", ""),
+            ("no_rails_fifo", "none", "fifo", ""),
+            ("no_rails_mclock", "none", "mclock", ""),
+            ("rails_idle_1s_before_switch_mclock", "rails", "mclock", "guard = 1\n")):
+        text = (header(policy, duration) + f"scheduler = {scheduler}\n" + cluster + extra +
                 f"read_cost = {read_cost}\nwrite_cost = {write_cost}\n" +
-                with_targets(read_streams + write_streams))
+                with_targets(read_streams + write_streams, scheduler, policy))
         summary, _, _ = run_sim(sim, work / "qos", name, text)
         outcome = {r["stream"]: r for r in read_csv(work / "qos" / f"{name}.targets.csv")}
         windows = sum(int(r["windows"]) for r in outcome.values())

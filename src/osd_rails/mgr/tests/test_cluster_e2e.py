@@ -3,7 +3,8 @@ an erails 2+2 pool with a 6 s frame, the rails module enabled from this source t
 
 Checks with `ceph tell osd.N config get bluestore_deferred_batch_ops` that every OSD the schedule
 puts in read phase (or guard) holds and every write-phase OSD is released, across several switches,
-and that a release makes an OSD apply the writes it held (BlueStore's deferred_write_ops counter).
+that a release makes an OSD apply the writes it held (BlueStore's deferred_write_ops counter), and
+that an OSD whose hold is undone behind the module's back is held again.
 
 Needs the erails plugin built: ERAILS_PLUGIN_DIR names its directory. Selected with -m cluster.
 Ports 17900.. and /tmp/rails-mgr-e2e-*; the cluster is stopped at the end even on failure.
@@ -169,5 +170,15 @@ def test_read_phase_osds_hold_and_write_phase_osds_are_released(cluster):
     assert after > before, f"osd.{reader} applied nothing after its release"
     osd_status = {o["osd"]: o for o in json.loads(ceph(env, "rails", "status", "-f", "json"))["osds"]}
     assert osd_status[reader]["last_release_applied_ops"] > 0
+    # An OSD that loses its hold behind the module's back is found and held again while still
+    # in its read phase (the module checks every mgr/rails/perf_seconds, 5 s by default).
+    time.sleep(max(0.0, schedule.next_switch(time.time()) + SETTLE_SECONDS - time.time()))
+    now = time.time()
+    tampered = max(schedule.read_colors(now), key=lambda color: schedule.next_phase_change(color, now))
+    ceph(env, "tell", f"osd.{tampered}", "injectargs", "--bluestore_deferred_batch_ops=0")
+    wait_for(f"osd.{tampered} to be held again",
+             lambda: batch_ops_of_all(env)[tampered][0] == BATCH_OPS_HELD, timeout=8)
+    assert time.time() < schedule.next_phase_change(tampered, now), "held again only after its read phase"
+
     health = json.loads(ceph(env, "health", "detail", "-f", "json"))
     assert not [name for name in health.get("checks", {}) if name.startswith("RAILS_")], health

@@ -60,9 +60,14 @@ def main(argv):
                 print("bench: " + line)
         if bench.returncode != 0:
             raise SystemExit(f"rados bench failed ({bench.returncode})")
-    health = subprocess.run(["ceph", "health", "detail"], capture_output=True, text=True, timeout=30)
-    rails_lines = [line for line in health.stdout.splitlines() if "RAILS_" in line]
-    print("rails health checks: " + ("; ".join(rails_lines) if rails_lines else "none"))
+    health = subprocess.run(["ceph", "health", "detail", "-f", "json"], capture_output=True, text=True, timeout=30)
+    checks = {name: check for name, check in json.loads(health.stdout).get("checks", {}).items()
+              if name.startswith("RAILS_")}
+    print("rails health checks: " + ("none" if not checks else ""))
+    for name, check in sorted(checks.items()):
+        print(f"  {name}: {check['summary']['message']}")
+        for detail in check.get("detail", []):
+            print(f"    {detail['message']}")
 
 
 if __name__ == "__main__":

@@ -72,10 +72,38 @@ def write_vs_m():
     plt.close(fig)
 
 
+def qos_timeline(work):
+    """Per-second completions of the random-read stream against its target (figs. 6.8-6.9)."""
+    with open(RESULTS / "qos.csv") as f:
+        target = float(next(csv.DictReader(f))["read_target"])
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for label, stem in (("QBox on Rails", "rails"), ("QBox on Rails, 1 s idle before switch", "rails_idle_1s_before_switch"),
+                        ("QBox, no Rails", "no_rails"), ("fifo, no Rails", "no_rails_fifo")):
+        with open(work / "qos" / f"{stem}.streams.csv") as f:
+            rows = list(csv.DictReader(f))
+        ax.plot([float(r["time"]) for r in rows], [float(r["read_rand"]) for r in rows], label=label, linewidth=1)
+    ax.axhline(target, color="black", linestyle="--", linewidth=1, label="target")
+    ax.set_xlim(0, 60)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("random reads per second")
+    ax.set_title("QoS targets, 2 drives, T = 10 s (simulator)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "qos_timeline.png", dpi=100)
+    plt.close(fig)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", default="/tmp/erails-sim-repro")
-    work = pathlib.Path(parser.parse_args().work)
+    parser.add_argument("--only", choices=["qos"], help="draw only this experiment's figure")
+    args = parser.parse_args()
+    work = pathlib.Path(args.work)
+    if args.only == "qos":
+        qos_timeline(work)
+        print(RESULTS / "qos_timeline.png")
+        return
+    qos_timeline(work)
     per_second_plot(work / "rails", [("without Rails", "d2_none"), ("Rails", "d2_rails"),
                                      ("Rails + 1 s guard", "d2_rails_guard1s")],
                     "reads", "2 drives, replication, T = 10 s", "rails_timeline.png", 100)

@@ -1,8 +1,8 @@
 """ceph-mgr module `rails`: switches BlueStore's deferred-write hold on the OSDs of each color as
 the Rails schedule turns colors between read and write phase.
 
-Everything that decides lives in pure classes (topology, controller, accounting, settings,
-status); this file only feeds them the mgr's maps and the clock and carries their actions to the
+Everything that decides lives in pure code (topology, controller, accounting, settings, devices,
+health, status); this file only feeds them the mgr's maps and the clock and carries their actions to the
 OSDs. All OSD settings go through `tell` (runtime only), never the config database, so an OSD
 that restarts comes back without a hold and the controller sends it its state again.
 """
@@ -211,8 +211,9 @@ class Module(MgrModule):
                     kicks[action.osd] = KICK_BENCH
         for osd, (ret, _, err) in self._tell_many(kicks).items():
             if ret != 0:
-                self._failed[osd] = f"release kick (osd bench): {err.strip()} ({ret})"
-                self.log.error("osd.%d: %s", osd, self._failed[osd])
+                with self._lock:
+                    self._failed[osd] = f"release kick (osd bench): {err.strip()} ({ret})"
+                self.log.error("osd.%d: release kick (osd bench): %s (%d)", osd, err.strip(), ret)
         holding = [a.osd for a in actions if a.hold and outcomes[a.osd][0] == 0]
         after = self._counters(list(kicks) + holding)
         with self._lock:

@@ -127,6 +127,7 @@ Table cluster_table(SimConfig& c) {
       {"dispatch_depth", integer(&c.dispatch_depth, 1, 1024)},
       {"read_cost", real(&c.read_cost, 1e-9, 10, "1e-9..10 seconds per 4 KiB")},
       {"write_cost", real(&c.write_cost, 1e-9, 10, "1e-9..10 seconds per 4 KiB")},
+      {"cost_source", choice(&c.cost_source, {{"profile", CostSource::kProfile}, {"estimator", CostSource::kEstimator}})},
   };
 }
 
@@ -361,6 +362,8 @@ std::optional<Error> check_scheduler(SimConfig& c, const std::string& origin) {
   if (c.scheduler == Scheduler::kQbox && (c.read_cost <= 0 || c.write_cost <= 0))
     return fail(c.read_cost <= 0 ? "read_cost" : "write_cost",
                 "[cluster] scheduler qbox needs read_cost and write_cost (profiled seconds per 4 KiB)");
+  if (c.cost_source == CostSource::kEstimator && c.scheduler != Scheduler::kQbox)
+    return fail("cost_source", "[cluster] cost_source estimator is read only by scheduler qbox, not " + name);
   const double rows = (c.duration + c.drain_limit) / c.timeline_interval;
   if ((c.scheduler != Scheduler::kNone || any_target) && rows * static_cast<double>(c.streams.size()) > 2e7)
     return fail("timeline_interval", "[sim] streams * timeline rows exceeds 2e7 (per-stream timelines); "

@@ -5,7 +5,7 @@
 //   include = relative/path.conf   ; before the first section; path relative to this file
 //   [sim]        seed, duration, policy, scheduler, timeline_interval, drain_limit
 //   [cluster]    k, m, osds_per_color, pgs, data_device, journal_device, hold_budget, flush_depth,
-//                frame, readers, epoch, guard, dispatch_depth, read_cost, write_cost
+//                frame, readers, epoch, guard, dispatch_depth, read_cost, write_cost, cost_source
 //   [ssd NAME]   every field of SsdParams (devices/ssd.h)
 //   [hdd NAME]   every field of HddParams (devices/hdd.h)
 //   [failure NAME] osd, at  (the OSD with that index stops for good at that time)
@@ -44,6 +44,10 @@ enum class Policy { kNone, kRails, kErails };
 //           so streams get request counts, not device time, in proportion to utilization;
 //   mclock  the project's mClock, reservation/weight/limit in requests per second (cost 1).
 enum class Scheduler { kNone, kQbox, kFifo, kMclock };
+// Where qbox's price e comes from: the configured profile (read_cost/write_cost), or QBox's own
+// black-box cost estimator per data device (cost_estimator.h), fed with that device's dispatches
+// and completions by class; the profile prices requests until the estimator has seen their class.
+enum class CostSource { kProfile, kEstimator };
 enum class StreamKind { kClosed, kOpen, kTrace };
 
 struct StreamConfig {
@@ -105,6 +109,7 @@ struct SimConfig {
   int dispatch_depth = 4;        // requests a scheduler keeps outstanding on one data device
   double read_cost = 0;          // qbox: profiled device seconds per 4 KiB read (required for qbox)
   double write_cost = 0;         // qbox: profiled device seconds per 4 KiB written
+  CostSource cost_source = CostSource::kProfile;
 
   std::map<std::string, DeviceConfig> devices;
   std::vector<StreamConfig> streams;

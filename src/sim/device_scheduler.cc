@@ -28,10 +28,16 @@ DeviceScheduler::DeviceScheduler(const SimConfig& config)
       depth_(static_cast<std::size_t>(config.dispatch_depth)),
       read_cost_(config.read_cost),
       write_cost_(config.write_cost),
-      queue_(make_queue(config)) {}
+      queue_(make_queue(config)) {
+  if (config.cost_source == CostSource::kEstimator) estimator_.emplace(qbox::CostEstimatorConfig{}, 0.0);
+}
 
-double DeviceScheduler::price(bool is_read, uint32_t bytes) const {
+double DeviceScheduler::price(qbox::RequestClass request_class, uint32_t bytes) const {
   if (kind_ != Scheduler::kQbox) return 1;
+  if (estimator_) {
+    if (const auto estimate = estimator_->cost(request_class)) return *estimate;
+  }
+  const bool is_read = request_class.operation == qbox::Operation::read;
   return (is_read ? read_cost_ : write_cost_) * (static_cast<double>(bytes) / 4096);
 }
 
@@ -49,8 +55,17 @@ std::optional<uint64_t> DeviceScheduler::dequeue(double now) {
       queue_);
 }
 
-void DeviceScheduler::on_completion() {
+void DeviceScheduler::on_submitted(double now) {
+  if (estimator_) estimator_->on_dispatch(now);
+}
+
+void DeviceScheduler::give_back() {
   std::visit([](auto& q) { q.on_completion(); }, queue_);
+}
+
+void DeviceScheduler::on_completion(qbox::RequestClass request_class, double now) {
+  std::visit([](auto& q) { q.on_completion(); }, queue_);
+  if (estimator_) estimator_->on_completion(request_class, now);
 }
 
 double DeviceScheduler::next_ready() const {

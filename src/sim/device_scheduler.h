@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "config.h"
+#include "cost_estimator.h"
 #include "mclock_queue.h"
 #include "qbox_queue.h"
 
@@ -22,15 +23,21 @@ class DeviceScheduler {
   // Precondition: config validated, config.scheduler != kNone. Every stream is a client.
   explicit DeviceScheduler(const SimConfig& config);
 
-  // The price the scheduler charges a request of `bytes` bytes: profiled device seconds for qbox,
-  // 1 (one request) for the throughput-based fifo and mclock.
-  double price(bool is_read, uint32_t bytes) const;
+  // The price the scheduler charges a request of `bytes` bytes: device seconds for qbox (from the
+  // profile, or the estimator's current cost for the class once it has one), 1 (one request) for
+  // the throughput-based fifo and mclock.
+  double price(qbox::RequestClass request_class, uint32_t bytes) const;
 
   // `op` is the caller's handle for the request. Error only if the price is invalid (a bug).
   qbox::Status enqueue(uint32_t stream, uint64_t op, double price, double now);
   // The next request to submit, or nothing (queue empty, depth reached, or mclock limits).
+  // Each dequeued request counts as in flight until on_completion() or give_back().
   std::optional<uint64_t> dequeue(double now);
-  void on_completion();
+  // The dequeued request reached the device at `now` (the estimator's dispatch).
+  void on_submitted(double now);
+  void on_completion(qbox::RequestClass request_class, double now);
+  // A dequeued request that was not submitted (it waits elsewhere): frees its place only.
+  void give_back();
   // When a limit-held mclock head becomes eligible (infinity otherwise): if dequeue() gave nothing
   // below the dispatch depth, the caller retries then; at the depth, a completion frees a place.
   double next_ready() const;
@@ -44,6 +51,7 @@ class DeviceScheduler {
   std::size_t depth_;
   double read_cost_, write_cost_;
   std::variant<Qbox, Mclock> queue_;
+  std::optional<qbox::CostEstimator> estimator_;  // cost_source estimator only
 };
 
 }  // namespace erails::sim

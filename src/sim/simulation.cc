@@ -412,10 +412,17 @@ class Simulation {
     }
     const uint64_t handle = new_op(op);
     const IoRequest io = io_of(op);
-    const auto queued = osd.scheduler->enqueue(stream_of(op), handle,
-                                               osd.scheduler->price(io.kind == IoKind::kRead, io.bytes), now());
+    const auto queued =
+        osd.scheduler->enqueue(stream_of(op), handle, osd.scheduler->price(class_of(op), io.bytes), now());
     if (!queued.ok()) violation("scheduler refused a request: " + queued.error().to_string());
     dispatch(osd_id);
+  }
+
+  // The class QBox's estimator tells apart: read or write, and the stream's access pattern.
+  qbox::RequestClass class_of(const DeviceOp& op) const {
+    const bool sequential = c_.streams[stream_of(op)].sequential;
+    return {op.kind == DeviceOp::kRead ? qbox::Operation::read : qbox::Operation::write,
+            sequential ? qbox::Access::sequential : qbox::Access::random};
   }
 
   IoResult submit_data(Osd& osd, const DeviceOp& op) {
@@ -436,12 +443,13 @@ class Simulation {
         free_flights_.push_back(op.id);
         free_ops_.push_back(*handle);
         osd.applying--;
-        osd.scheduler->on_completion();
+        osd.scheduler->give_back();
         continue;
       }
       if (op.kind == DeviceOp::kRead && separated_ && failed_osds_ == 0 &&
           schedule_.phase(osd.color, now()) != rails::Phase::kRead)
         result_.late_reads++;
+      osd.scheduler->on_submitted(now());
       events_.schedule(submit_data(osd, op).completion, kDeviceDone, osd_id, *handle);
     }
     const double ready = osd.scheduler->next_ready();
@@ -455,7 +463,7 @@ class Simulation {
   void device_done(uint32_t osd_id, uint64_t handle) {
     const DeviceOp op = ops_[handle];
     free_ops_.push_back(handle);
-    osds_[osd_id].scheduler->on_completion();
+    osds_[osd_id].scheduler->on_completion(class_of(op), now());
     switch (op.kind) {
       case DeviceOp::kRead: shard_done(op.id); break;
       case DeviceOp::kDirectWrite: written_to_device(op.id, op.shard); break;

@@ -69,6 +69,30 @@ TEST(Scheduler, MclockGivesAReservationAgainstAHeavyWeight) {
   EXPECT_LT(completions(unreserved, 0) / 5, 600 * 0.5);
 }
 
+// A reader and a writer over a wide range on two copies (policy none: a read uses one drive, a
+// write both), equal utilizations, the profile pricing reads and writes alike.
+std::string reader_and_writer(const std::string& cost_source) {
+  return "include = devices/intel510_drive_b.conf\n"
+         "[sim]\nseed = 3\nduration = 10\nscheduler = qbox\n"
+         "[cluster]\nk = 1\nm = 1\ndata_device = intel510\ndispatch_depth = 2\nread_cost = 1e-4\n"
+         "write_cost = 1e-4\ncost_source = " + cost_source + "\n"
+         "[stream reader]\noutstanding = 32\nsize = 65536\nobjects = 100000\nutilization = 0.5\n"
+         "[stream writer]\noutstanding = 32\nsize = 65536\nread_fraction = 0\nobjects = 3000000\n"
+         "utilization = 0.5\n";
+}
+
+TEST(Scheduler, QboxEstimatorLearnsThatWritesCostMore) {
+  // Per drive, the profile gives reads and writes equal request counts; QBox's own estimator sees
+  // writes (and their GC) take longer and gives the reader more requests for the same share.
+  const RunResult profile = run_text(reader_and_writer("profile"));
+  const RunResult estimator = run_text(reader_and_writer("estimator"));
+  EXPECT_EQ(estimator.invariant_violations, 0u);
+  const double profile_ratio = (profile.reads / 1.0) / (profile.writes * 2.0);
+  const double estimator_ratio = (estimator.reads / 1.0) / (estimator.writes * 2.0);
+  EXPECT_NEAR(profile_ratio, 1, 0.1);
+  EXPECT_GT(estimator_ratio, 1.5);
+}
+
 TEST(Scheduler, RailsWithQboxKeepsTheInvariantsAndJudgesTargets) {
   const std::string text =
       "include = devices/intel510_drive_b.conf\ninclude = devices/nvme_journal.conf\n"
@@ -121,6 +145,11 @@ TEST(Scheduler, BadSettingsAreRefusedNamingTheKey) {
   expect_error(two_readers("mclock", "target = 5\ntarget_window = 1.5", ""), "target_window", "multiple");
   expect_error(two_readers("qbox", "utilization = 1.5", "utilization = 0.5"), "utilization", "1e-6..1");
   expect_error(two_readers("lottery", "", ""), "scheduler", "accepted: none, qbox, fifo, mclock");
+  expect_error(two_readers("fifo", "utilization = 0.5", "utilization = 0.5", "cost_source = estimator\n"),
+               "cost_source", "read only by scheduler qbox");
+  expect_error(two_readers("qbox", "utilization = 0.5", "utilization = 0.5", "read_cost = 1e-4\nwrite_cost = 1e-4\n"
+                                                                           "cost_source = guess\n"),
+               "cost_source", "accepted: profile, estimator");
 }
 
 }  // namespace

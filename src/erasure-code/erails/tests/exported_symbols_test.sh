@@ -13,8 +13,10 @@ status=0
 for host in /usr/bin/ceph-osd /usr/bin/ceph-mon; do
   exported=$(nm -D --defined-only "$host" | awk '{print $3}')
   [ "$host" = /usr/bin/ceph-mon ] && exported+=$'\n'$(nm -D --defined-only "$ceph_common" | awk '{print $3}' | sed 's/@.*//')
-  for symbol in $needed; do
-    grep -qxF "$symbol" <<<"$exported" || { echo "FAIL: $host does not export $(echo "$symbol" | c++filt)"; status=1; }
+  missing=$(comm -23 <(sort -u <<<"$needed") <(sort -u <<<"$exported"))
+  for symbol in $missing; do
+    echo "FAIL: $host does not export $(echo "$symbol" | c++filt)"
+    status=1
   done
 done
 [ "$status" -eq 0 ] && echo "ok: $(wc -w <<<"$needed") Ceph symbols, all exported by ceph-osd and ceph-mon"

@@ -9,7 +9,7 @@ packages=(
   libjerasure-dev libgf-complete-dev
   ceph ceph-base ceph-common ceph-mon ceph-osd ceph-mgr
   libradospp-dev librados-dev
-  libaio-dev
+  libaio-dev iproute2
   python3-rados python3-pytest python3-yaml python3-matplotlib
 )
 

@@ -10,13 +10,6 @@
 namespace qbox {
 namespace {
 
-bool to_u64(const std::string& text, std::uint64_t* value) {
-  if (text.empty() || text[0] < '0' || text[0] > '9') return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtoull(text.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
-}
 
 bool to_double(const std::string& text, double* value) {
   if (text.empty()) return false;
@@ -69,7 +62,7 @@ Result<ClientSpec> parse_client_spec(const std::string& text) {
       else if (value == "write") spec.operation = Operation::write;
       else return bad(key, "read or write", value);
     } else if (key == "size") {
-      if (!to_u64(value, &number) || number == 0 || number % 4096 != 0 || number > (1u << 20)) {
+      if (!parse_u64(value, &number) || number == 0 || number % 4096 != 0 || number > (1u << 20)) {
         return bad(key, "a multiple of 4096 bytes up to 1048576", value);
       }
       spec.size = static_cast<std::uint32_t>(number);
@@ -92,7 +85,7 @@ Result<ClientSpec> parse_client_spec(const std::string& text) {
       else if (value == "open") spec.closed_loop = false;
       else return bad(key, "closed or open", value);
     } else if (key == "depth") {
-      if (!to_u64(value, &number) || number < 1 || number > 4096) return bad(key, "1..4096", value);
+      if (!parse_u64(value, &number) || number < 1 || number > 4096) return bad(key, "1..4096", value);
       spec.depth = static_cast<unsigned>(number);
     } else if (key == "rate") {
       if (!to_double(value, &spec.rate) || !(spec.rate > 0)) return bad(key, "requests/s > 0", value);
@@ -100,8 +93,8 @@ Result<ClientSpec> parse_client_spec(const std::string& text) {
       const std::size_t slash = value.find('/');
       std::uint64_t random = 0;
       std::uint64_t sequential = 0;
-      if (slash == std::string::npos || !to_u64(value.substr(0, slash), &random) ||
-          !to_u64(value.substr(slash + 1), &sequential) || random + sequential == 0 ||
+      if (slash == std::string::npos || !parse_u64(value.substr(0, slash), &random) ||
+          !parse_u64(value.substr(slash + 1), &sequential) || random + sequential == 0 ||
           random > 1000000 || sequential > 1000000) {
         return bad(key, "'random/sequential' request counts, e.g. 25/475", value);
       }
@@ -111,10 +104,10 @@ Result<ClientSpec> parse_client_spec(const std::string& text) {
       if (value.empty()) return bad(key, "a path to an MSR Cambridge CSV trace", value);
       spec.trace_path = value;
     } else if (key == "region") {
-      if (!to_u64(value, &number) || number % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
+      if (!parse_u64(value, &number) || number % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
       spec.region_bytes = number;
     } else if (key == "start") {
-      if (!to_u64(value, &number) || number % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
+      if (!parse_u64(value, &number) || number % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
       spec.has_start = true;
       spec.start = number;
     } else {

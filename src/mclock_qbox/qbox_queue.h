@@ -19,7 +19,7 @@
 // so the order is decided here and not by the device's own queue; on_completion() frees a place.
 //
 // Costs: enqueue is O(1) for a backlogged client and O(log N) when a client becomes active; dequeue
-// is O(log N) in the number of backlogged clients; registration is amortized O(1) (hash table).
+// is O(log N) in the number of backlogged clients; registration is amortized O(1) (ClientRegistry).
 // Nothing allocates per request once every client FIFO has reached its steady-state depth.
 //
 // Not thread-safe: the owner serializes calls, as an OSD shard does for its scheduler.
@@ -29,13 +29,10 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <unordered_map>
 #include <utility>
-#include <vector>
 
-#include "client_fifo.h"
+#include "client_registry.h"
 #include "deadline_tag.h"
 #include "indexed_heap.h"
 #include "json_text.h"
@@ -85,7 +82,7 @@ class QBoxQueue {
   bool empty() const { return queued_ == 0; }
   std::size_t size() const { return queued_; }
   std::size_t in_flight() const { return in_flight_; }
-  std::size_t client_count() const { return index_.size(); }
+  std::size_t client_count() const { return clients_.size(); }
   Seconds frontier() const { return frontier_; }
 
   // {"scheduler":"qbox","queued":..,"in_flight":..,"frontier":..,"clients":[{"id":..,
@@ -97,28 +94,15 @@ class QBoxQueue {
     Request request{};
     DeadlineTag tag;
   };
-  struct Client {
-    ClientId id{};
+  struct Share {
     double utilization = 1;
     Seconds accumulated = 0;  // T: the client's latest absolute deadline
-    ClientFifo<Entry> fifo;
-    bool registered = false;
   };
-
-  Client* find(const ClientId& id) {
-    const auto it = index_.find(id);
-    return it == index_.end() ? nullptr : &clients_[it->second];
-  }
-  static Error unknown(const ClientId& id) {
-    std::ostringstream out;
-    out << "unknown client '" << id << "'; register it with add_client first";
-    return Error{"client", out.str()};
-  }
+  using Registry = ClientRegistry<ClientId, Share, Entry, Hash>;
+  using Client = typename Registry::Client;
 
   std::size_t max_in_flight_;
-  std::vector<Client> clients_;
-  std::vector<std::uint32_t> free_slots_;
-  std::unordered_map<ClientId, std::uint32_t, Hash> index_;
+  Registry clients_;
   IndexedHeap heads_;  // backlogged clients keyed by their head's absolute deadline
   std::size_t queued_ = 0;
   std::size_t in_flight_ = 0;
@@ -128,61 +112,33 @@ class QBoxQueue {
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::add_client(const ClientId& id, double utilization) {
   if (auto bad = check_utilization(utilization)) return *bad;
-  if (index_.count(id) != 0) {
-    std::ostringstream out;
-    out << "client '" << id << "' is already registered; use set_utilization to change its share";
-    return Error{"client", out.str()};
-  }
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(clients_.size());
-    clients_.emplace_back();
-  }
-  Client& client = clients_[slot];
-  client.id = id;
-  client.utilization = utilization;
-  client.accumulated = frontier_ == -std::numeric_limits<Seconds>::infinity() ? 0 : frontier_;
-  client.registered = true;
-  index_.emplace(id, slot);
+  const Seconds start = frontier_ == -std::numeric_limits<Seconds>::infinity() ? 0 : frontier_;
+  const auto added =
+      clients_.add(id, Share{utilization, start}, "use set_utilization to change its share");
+  if (!added) return added.error();
   return Ok{};
 }
 
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::set_utilization(const ClientId& id, double utilization) {
   if (auto bad = check_utilization(utilization)) return *bad;
-  Client* client = find(id);
-  if (client == nullptr) return unknown(id);
-  client->utilization = utilization;
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
+  clients_[slot].utilization = utilization;
   return Ok{};
 }
 
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::remove_client(const ClientId& id) {
-  const auto it = index_.find(id);
-  if (it == index_.end()) return unknown(id);
-  Client& client = clients_[it->second];
-  if (!client.fifo.empty()) {
-    std::ostringstream out;
-    out << "client '" << id << "' still has " << client.fifo.size()
-        << " queued requests; dequeue them before removing it";
-    return Error{"client", out.str()};
-  }
-  client.registered = false;
-  free_slots_.push_back(it->second);
-  index_.erase(it);
-  return Ok{};
+  return clients_.remove(id);
 }
 
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request request,
                                                    Seconds cost, Seconds /*now*/) {
   if (auto bad = check_cost(cost)) return *bad;
-  const auto it = index_.find(id);
-  if (it == index_.end()) return unknown(id);
-  const std::uint32_t slot = it->second;
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
   Client& client = clients_[slot];
   const bool was_idle = client.fifo.empty();
   if (was_idle && client.accumulated < frontier_) client.accumulated = frontier_;
@@ -197,9 +153,8 @@ Status QBoxQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request r
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::enqueue_front(const ClientId& id, Request request,
                                                          Seconds /*now*/) {
-  const auto it = index_.find(id);
-  if (it == index_.end()) return unknown(id);
-  const std::uint32_t slot = it->second;
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
   Client& client = clients_[slot];
   const bool was_idle = client.fifo.empty();
   const Seconds deadline =
@@ -239,8 +194,7 @@ std::string QBoxQueue<ClientId, Request, Hash>::dump_json() const {
                     ",\"max_in_flight\":" + std::to_string(max_in_flight_) +
                     ",\"frontier\":" + json_number(frontier_) + ",\"clients\":[";
   bool first = true;
-  for (const Client& client : clients_) {
-    if (!client.registered) continue;
+  clients_.for_each([&](const Client& client) {
     if (!first) out += ",";
     first = false;
     out += "{\"id\":" + json_id(client.id) +
@@ -250,7 +204,7 @@ std::string QBoxQueue<ClientId, Request, Hash>::dump_json() const {
            (client.fifo.empty() ? std::string("null")
                                 : json_number(client.fifo.front().tag.absolute)) +
            "}";
-  }
+  });
   return out + "]}";
 }
 

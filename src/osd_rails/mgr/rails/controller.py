@@ -9,6 +9,7 @@ every OSD its state: the schedule alone decides, nothing is remembered across re
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+from .pacing import release_times
 from .topology import Topology
 
 
@@ -16,6 +17,13 @@ from .topology import Topology
 class OsdAction:
     osd: int
     hold: bool  # True: hold deferred writes; False: release them and make the OSD apply
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """How releases take turns (see pacing.py); the default releases everything at once."""
+    spread_seconds: float = 0.0
+    max_parallel: Optional[int] = None  # None: no limit
 
 
 @dataclass(frozen=True)
@@ -54,28 +62,54 @@ class PhaseController:
         self._states: Dict[int, OsdState] = {}
         self._up_from: Dict[int, int] = {}
 
-    def step(self, topology: Topology, now: float, active: bool = True) -> List[OsdAction]:
-        """Actions that bring every up OSD of a color to its wanted state at `now`.
+    def step(self, topology: Topology, now: float, active: bool = True,
+             pacing: Pacing = Pacing()) -> List[OsdAction]:
+        """Actions that bring every up OSD of a color to its wanted state at `now`, sorted by OSD.
 
-        An OSD that came up again since the last step has lost its runtime settings, so its state
-        is forgotten and sent again. With active=False every OSD is released."""
+        Holds are never delayed. Releases are paced: an OSD released by the latest switch waits
+        for its turn (release_times), and at most pacing.max_parallel releases are returned, the
+        earliest due first. An OSD that came up again since the last step has lost its runtime
+        settings, so its state is forgotten and sent again. With active=False every OSD is released."""
         for osd, up_from in topology.up_from.items():
             if self._up_from.get(osd, up_from) != up_from:
                 self._states.pop(osd, None)
             self._up_from[osd] = up_from
+        holds, releases = self._pending(topology, now, active)
+        due = self._release_due(topology, now, releases, pacing)
+        ready = sorted((when, osd) for osd, when in due.items() if when <= now)
+        if pacing.max_parallel is not None:
+            ready = ready[:pacing.max_parallel]
+        actions = [OsdAction(osd, True) for osd in holds] + [OsdAction(osd, False) for _, osd in ready]
+        return sorted(actions, key=lambda action: action.osd)
+
+    def next_release(self, topology: Topology, now: float, active: bool = True,
+                     pacing: Pacing = Pacing()) -> Optional[float]:
+        """When the earliest pending release is due (at or before `now` if step() held one back only
+        for max_parallel), or None when no release is pending."""
+        _, releases = self._pending(topology, now, active)
+        due = self._release_due(topology, now, releases, pacing)
+        return min(due.values()) if due else None
+
+    def _pending(self, topology: Topology, now: float, active: bool):
         wanted = wanted_holds(topology, now)
         up = set(topology.up_osds)
-        actions = []
+        holds, releases = [], []
         for osd in sorted(wanted):
             hold = wanted[osd] and active
             state = self._states.get(osd)
             if osd in up and (state is None or state.held != hold):
-                actions.append(OsdAction(osd, hold))
+                (holds if hold else releases).append(osd)
         for osd in sorted(set(self._states) - set(wanted)):
             # No longer under any color (pool deleted, OSD moved): it must not stay held.
             if self._states[osd].held and osd in up:
-                actions.append(OsdAction(osd, False))
-        return actions
+                releases.append(osd)
+        return holds, releases
+
+    @staticmethod
+    def _release_due(topology: Topology, now: float, releases: List[int], pacing: Pacing) -> Dict[int, float]:
+        parallel = pacing.max_parallel or max(1, len(topology.colored_osds()))
+        turns = release_times(topology, now, pacing.spread_seconds, parallel)
+        return {osd: turns.get(osd, now) for osd in releases}
 
     def confirm(self, action: OsdAction, succeeded: bool, now: float) -> None:
         """Record the outcome of an action; a failed one is retried at the next step()."""

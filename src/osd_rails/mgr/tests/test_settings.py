@@ -1,4 +1,5 @@
-from rails.settings import BATCH_OPS_MAX, Settings, SettingError, hold_args, release_args, validate
+from rails.settings import (BATCH_OPS_MAX, Settings, SettingError, hold_args, release_args, slow_args,
+                            unslow_command, validate)
 
 
 def test_absent_options_take_the_defaults():
@@ -19,6 +20,10 @@ def test_each_bad_value_names_the_option_and_the_accepted_values():
         "hold_throttle_bytes": ("12.5", "a whole number"),
         "cost_per_io": (0, "1..1073741824"),
         "prefer_deferred_size": (1024, "4096..67108864"),
+        "release_spread_seconds": (-1, "0.0..60.0"),
+        "max_parallel_releases": (0, "1..1024"),
+        "held_bytes_budget": (4096, "1048576..1125899906842624"),
+        "clock_skew_guard_fraction": ("inf", "a number"),
     }
     for option, (value, accepted) in cases.items():
         error = validate({option: value})
@@ -45,3 +50,15 @@ def test_hold_and_release_are_the_measured_bluestore_settings():
                     "bluestore_throttle_deferred_bytes": str(128 << 30),
                     "bluestore_max_deferred_txc": "1000000", "bluestore_prefer_deferred_size": "65536"}
     assert release_args() == ("--bluestore_deferred_batch_ops=0",)
+
+
+def test_slowing_serializes_bluestore_transactions_and_a_release_undoes_it():
+    assert slow_args() == ("--bluestore_throttle_bytes=1",)
+    assert unslow_command() == {"prefix": "config unset", "var": "bluestore_throttle_bytes"}
+
+
+def test_pacing_budget_and_skew_settings_are_typed():
+    settings = validate({"release_spread_seconds": "1.5", "max_parallel_releases": "4",
+                         "held_bytes_budget": str(64 << 20), "clock_skew_guard_fraction": "0.25"})
+    assert (settings.release_spread_seconds, settings.max_parallel_releases, settings.held_bytes_budget,
+            settings.clock_skew_guard_fraction) == (1.5, 4, 64 << 20, 0.25)

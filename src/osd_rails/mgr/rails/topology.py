@@ -27,6 +27,7 @@ class RailsPool:
     profile_name: str
     schedule: Schedule
     colors: Tuple[Color, ...]  # shard order: colors[i] holds shard i
+    data_shards: int           # k: a read needs this many shards
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,8 @@ def _rails_pool(pool: dict, profile: Dict[str, str], crush: dict) -> Tuple[Optio
         if not osds:
             return None, PoolProblem(name, "crush-colors", f"color bucket {color_name!r} holds no OSD")
         colors.append(Color(color_name, osds))
-    return RailsPool(pool["pool"], name, pool["erasure_code_profile"], created, tuple(colors)), None
+    data_shards = params.colors - int(profile["m"])
+    return RailsPool(pool["pool"], name, pool["erasure_code_profile"], created, tuple(colors), data_shards), None
 
 
 def _same_phases(a: Tuple[RailsPool, int], b: Tuple[RailsPool, int]) -> bool:

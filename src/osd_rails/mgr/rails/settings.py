@@ -129,9 +129,17 @@ def unslow_command() -> dict:
     return {"prefix": "config unset", "var": "bluestore_throttle_bytes"}
 
 
+# bluestore_deferred_batch_ops while released. BlueStore submits queued deferred writes at a
+# transaction commit only once this many are queued; 0 means its per-media default (64 on "hdd"),
+# and a backlog below that stayed unapplied here after a release and any number of kicks (the hold's
+# max_defer_interval of 1000 s keeps the timer from submitting it). At 1 the kick submits any
+# backlog, and each later commit submits what is queued, so a write phase ends with nothing queued.
+RELEASED_BATCH_OPS = 1
+
+
 def release_args() -> Tuple[str, ...]:
     """injectargs that let BlueStore apply deferred writes again (at its next transaction)."""
-    return ("--bluestore_deferred_batch_ops=0",)
+    return (f"--bluestore_deferred_batch_ops={RELEASED_BATCH_OPS}",)
 
 
 def default_option(name: str) -> Optional[Any]:

@@ -34,6 +34,7 @@ BATCH_OPS_HELD = "65535"
 
 sys.path.insert(0, MGR_SOURCE)
 from rails.schedule import Schedule, ScheduleParams  # noqa: E402
+from rails.settings import RELEASED_BATCH_OPS  # noqa: E402
 
 
 def ceph(env, *args, timeout=30):
@@ -149,10 +150,10 @@ def test_read_phase_osds_hold_and_write_phase_osds_are_released(cluster):
             held = not schedule.may_apply_writes(osd, asked - SETTLE_SECONDS)
             if held != (not schedule.may_apply_writes(osd, answered)):
                 continue  # the question straddled this OSD's change; its answer proves nothing
-            expected = BATCH_OPS_HELD if held else "0"
+            expected = BATCH_OPS_HELD if held else str(RELEASED_BATCH_OPS)
             assert value == expected, f"osd.{osd} asked at t={asked:.1f}: {value}, expected {expected}"
             seen[osd].add(value)
-    assert all(values == {BATCH_OPS_HELD, "0"} for values in seen.values()), seen
+    assert all(values == {BATCH_OPS_HELD, str(RELEASED_BATCH_OPS)} for values in seen.values()), seen
 
     # A held OSD gets writes, then its release (with no further client writes) must apply them.
     # The color that just turned reader stays one more frame: time for the writes and the reads.

@@ -49,7 +49,7 @@ def test_hold_and_release_are_the_measured_bluestore_settings():
     assert args == {"bluestore_deferred_batch_ops": "65535", "bluestore_max_defer_interval": "1000",
                     "bluestore_throttle_deferred_bytes": str(128 << 30),
                     "bluestore_max_deferred_txc": "1000000", "bluestore_prefer_deferred_size": "65536"}
-    assert release_args() == ("--bluestore_deferred_batch_ops=0",)
+    assert release_args() == ("--bluestore_deferred_batch_ops=1",)
 
 
 def test_slowing_serializes_bluestore_transactions_and_a_release_undoes_it():

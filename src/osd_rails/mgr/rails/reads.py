@@ -59,38 +59,39 @@ def could_mix(pool: RailsPool, acting: Tuple[int, ...], start: float, end: float
 
 
 class MixedReads:
-    """Per pool: the PGs that mix now, and client reads on PGs that may have mixed since the
-    module started (an upper bound: a PG's reads over a sampling interval all count when it may
-    have mixed at some instant of it)."""
+    """Per pool: the PGs that mix at a given time (from the acting sets of the last sample), and
+    client reads on PGs that may have mixed since the module started (an upper bound: a PG's
+    reads over a sampling interval all count when it may have mixed at some instant of it)."""
 
     def __init__(self) -> None:
-        self._num_read: Dict[str, int] = {}
+        self._pgs: List[PgReads] = []
         self._sampled_at: Optional[float] = None
         self._reads: Dict[str, int] = {}
-        self._mixing: Dict[str, List[str]] = {}
 
     def update(self, topology: Topology, pgs: List[PgReads], now: float) -> None:
         pools = {pool.pool_id: pool for pool in topology.pools}
-        mixing: Dict[str, List[str]] = {}
+        previous = {pg.pgid: pg.num_read for pg in self._pgs}
         for pg in pgs:
             pool = pools.get(pg.pool_id)
-            if pool is None:
-                continue
-            if mixes(pool, pg.acting, now):
-                mixing.setdefault(pool.name, []).append(pg.pgid)
-            previous = self._num_read.get(pg.pgid)
-            self._num_read[pg.pgid] = pg.num_read
+            before = previous.get(pg.pgid)
             # A lower count is a PG whose stats were reset (moved, recreated): nothing to add.
-            if previous is None or self._sampled_at is None or pg.num_read < previous:
+            if pool is None or before is None or self._sampled_at is None or pg.num_read < before:
                 continue
             if could_mix(pool, pg.acting, self._sampled_at, now):
-                self._reads[pool.name] = self._reads.get(pool.name, 0) + pg.num_read - previous
+                self._reads[pool.name] = self._reads.get(pool.name, 0) + pg.num_read - before
+        self._pgs = list(pgs)
         self._sampled_at = now
-        self._mixing = {name: sorted(pgids) for name, pgids in mixing.items()}
 
-    def mixing(self) -> Dict[str, List[str]]:
-        """pool name -> PGs whose reads need a write-phase shard at the last update."""
-        return dict(self._mixing)
+    def mixing(self, topology: Topology, now: float) -> Dict[str, List[str]]:
+        """pool name -> PGs whose reads need a write-phase shard at `now`, by the acting sets of
+        the last update."""
+        pools = {pool.pool_id: pool for pool in topology.pools}
+        found: Dict[str, List[str]] = {}
+        for pg in self._pgs:
+            pool = pools.get(pg.pool_id)
+            if pool is not None and mixes(pool, pg.acting, now):
+                found.setdefault(pool.name, []).append(pg.pgid)
+        return {name: sorted(pgids) for name, pgids in found.items()}
 
     def reads(self, pool: str) -> int:
         """Client reads counted on PGs of `pool` that may have mixed, since the module started."""

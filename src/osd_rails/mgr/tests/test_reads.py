@@ -41,12 +41,14 @@ def test_reads_count_only_on_pgs_that_may_have_mixed_and_only_rails_pools():
     pgs = [PgReads("1.0", 1, (0, NO_OSD, 2, 3), 100), PgReads("1.1", 1, (0, 1, 2, 3), 100),
            PgReads("2.0", 2, (0, NO_OSD), 100)]
     mixed.update(topo, pgs, 13.0)
-    assert mixed.mixing() == {} and mixed.reads("rpool") == 0
+    assert mixed.mixing(topo, 13.0) == {} and mixed.reads("rpool") == 0
     grown = [PgReads(pg.pgid, pg.pool_id, pg.acting, pg.num_read + 10) for pg in pgs]
     mixed.update(topo, grown, 17.0)
     assert mixed.reads("rpool") == 0                 # frame 2 only: shards 2, 3 were there
     mixed.update(topo, [PgReads(pg.pgid, pg.pool_id, pg.acting, pg.num_read + 25) for pg in pgs], 25.0)
-    assert mixed.reads("rpool") == 15 and mixed.mixing() == {"rpool": ["1.0"]}
+    assert mixed.reads("rpool") == 15 and mixed.mixing(topo, 25.0) == {"rpool": ["1.0"]}
+    # Mixing follows the schedule between samples: frame 5 reads shards 1, 2, frame 6 shards 2, 3.
+    assert mixed.mixing(topo, 31.0) == {"rpool": ["1.0"]} and mixed.mixing(topo, 37.0) == {}
     # A PG whose count went down (stats reset) adds nothing and starts over from its new count.
     mixed.update(topo, [PgReads("1.0", 1, (0, NO_OSD, 2, 3), 3)], 26.0)
     mixed.update(topo, [PgReads("1.0", 1, (0, NO_OSD, 2, 3), 5)], 27.0)

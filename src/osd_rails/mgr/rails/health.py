@@ -1,9 +1,18 @@
 """Health checks of the rails module, from its state; pure, so tests check every warning."""
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from .accounting import HoldAccounting
 from .settings import Settings, SettingError
 from .topology import Topology
+
+# PGs named per pool in a health detail line; `ceph rails status -f json` lists them all.
+PGS_NAMED = 10
+
+
+def _some(pgids: List[str]) -> str:
+    more = len(pgids) - PGS_NAMED
+    return " ".join(pgids[:PGS_NAMED]) + (f" and {more} more" if more > 0 else "")
+
 
 def _check(summary: str, detail: List[str]) -> dict:
     return {"severity": "warning", "summary": summary, "count": len(detail), "detail": detail}
@@ -11,7 +20,11 @@ def _check(summary: str, detail: List[str]) -> dict:
 
 def health_checks(topology: Topology, accounting: HoldAccounting, settings: Settings,
                   setting_error: Optional[SettingError], failed: Dict[int, str],
-                  device_problems: Dict[int, str]) -> Dict[str, dict]:
+                  device_problems: Dict[int, str], clock_problems: Sequence[str] = (),
+                  mixing: Optional[Dict[str, List[str]]] = None,
+                  spread_error: Optional[SettingError] = None) -> Dict[str, dict]:
+    """mixing: pool name -> PGs whose reads need write-phase shards now (reads.MixedReads);
+    spread_error: release_spread_seconds too long for a pool (pacing.effective_spread)."""
     checks = {}
     if topology.problems:
         checks["RAILS_PROFILE_INVALID"] = _check(
@@ -29,14 +42,34 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
     if overflow:
         checks["RAILS_HOLD_OVERFLOW"] = _check(
             f"{len(overflow)} OSD(s) hold more writes than BlueStore keeps back", list(overflow.values()))
-    if failed:
+    failures = {osd: f"osd.{osd}: {why}" for osd, why in failed.items()}
+    failures.update(accounting.failed_kicks())
+    if failures:
         checks["RAILS_OSD_COMMAND_FAILED"] = _check(
-            f"{len(failed)} OSD(s) did not take their Rails hold or release",
-            [f"osd.{osd}: {why}" for osd, why in sorted(failed.items())])
+            f"{len(failures)} OSD(s) did not take their Rails hold or release",
+            [failures[osd] for osd in sorted(failures)])
+    slow = accounting.slow_backlogs()
+    if slow:
+        checks["RAILS_BACKLOG_SLOW"] = _check(
+            f"{len(slow)} OSD(s) did not apply their released backlog within their write phase", list(slow.values()))
+    slowed = accounting.slowed(settings.held_bytes_budget)
+    if slowed:
+        checks["RAILS_WRITERS_SLOWED"] = _check(
+            f"{len(slowed)} held OSD(s) reached mgr/rails/held_bytes_budget; their writers are slowed",
+            list(slowed.values()))
+    if clock_problems:
+        checks["RAILS_CLOCK_SKEW"] = _check(
+            f"{len(clock_problems)} clock(s) are skewed by a large part of the Rails guard", list(clock_problems))
+    if mixing:
+        checks["RAILS_READS_MIXED"] = _check(
+            f"{sum(len(pgs) for pgs in mixing.values())} PG(s) read from write-phase shards "
+            "(too few read-phase shards available)",
+            [f"pool {pool}: {len(pgs)} PG(s): {_some(pgs)}" for pool, pgs in sorted(mixing.items())])
     if device_problems:
         checks["RAILS_OSD_DEVICES"] = _check(
             f"{len(device_problems)} Rails OSD(s) cannot keep held writes off their data device",
             [device_problems[osd] for osd in sorted(device_problems)])
-    if setting_error is not None:
-        checks["RAILS_BAD_SETTING"] = _check("a mgr/rails setting is invalid and ignored", [setting_error.message])
+    bad = [error.message for error in (setting_error, spread_error) if error is not None]
+    if bad:
+        checks["RAILS_BAD_SETTING"] = _check(f"{len(bad)} mgr/rails setting(s) invalid (ignored or cut)", bad)
     return checks

@@ -1,10 +1,11 @@
 """ceph-mgr module `rails`: switches BlueStore's deferred-write hold on the OSDs of each color as
 the Rails schedule turns colors between read and write phase.
 
-Everything that decides lives in pure code (topology, controller, accounting, settings, devices,
-health, status); this file only feeds them the mgr's maps and the clock and carries their actions to the
-OSDs. All OSD settings go through `tell` (runtime only), never the config database, so an OSD
-that restarts comes back without a hold and the controller sends it its state again.
+Everything that decides lives in pure code (topology, controller, pacing, accounting, settings,
+devices, reads, clock, health, status); this file only feeds them the mgr's maps, the PG stats
+and the clock and carries their actions to the OSDs. All OSD settings go through `tell` (runtime
+only), never the config database, so an OSD that restarts comes back without a hold and the
+controller sends it its state again.
 """
 import json
 import threading
@@ -13,11 +14,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from mgr_module import CLIReadCommand, CommandResult, HandleCommandResult, MgrModule, NotifyType, Option
 
-from .accounting import Counters, HoldAccounting, counters_from_perf_dump
-from .controller import OsdAction, PhaseController, next_change
+from . import clock
+from .accounting import Counters, HoldAccounting, counters_from_perf_dump, kick_applied
+from .controller import OsdAction, Pacing, PhaseController, next_change
 from .devices import device_problems
 from .health import health_checks
-from .settings import BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, release_args, validate
+from .pacing import effective_spread
+from .reads import MixedReads, pg_reads
+from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, release_args, slow_args,
+                       unslow_command, validate)
 from .status import build_status, render_plain
 from .topology import Topology, build_topology
 
@@ -26,6 +31,8 @@ COMMAND_TIMEOUT_SECONDS = 10.0
 # One 4 KiB write through `osd bench` is a BlueStore transaction on exactly that OSD, which is
 # what makes a released OSD apply its backlog even when no client writes to it.
 KICK_BENCH = {"prefix": "bench", "count": 4096, "size": 4096}
+# Kicks sent to one release before it is reported as not applied (RAILS_OSD_COMMAND_FAILED).
+MAX_KICKS = 3
 
 _TYPE_LABELS = {bool: "bool", int: "int", float: "float"}
 
@@ -57,6 +64,12 @@ class Module(MgrModule):
         self._last_perf_read = 0.0
         self._health: Dict[str, dict] = {}
         self._device_problems: Dict[int, str] = {}
+        self._spread_error: Optional[SettingError] = None
+        self._pacing = Pacing()
+        self._mixed = MixedReads()
+        self._time_sync: dict = {}
+        self._mgr_clock: Optional[clock.KernelClock] = None
+        self._clock_problems: List[str] = []
 
     # --- mgr entry points -------------------------------------------------------------------
 
@@ -78,14 +91,21 @@ class Module(MgrModule):
             return HandleCommandResult(-22, "", f"format is {format!r}; accepted: plain, json, json-pretty")
         with self._lock:
             status = build_status(self._topology, self._controller.states(), self._accounting,
-                                  self._settings, time.time())
+                                  self._settings, time.time(), self._mixed)
             status["setting_error"] = None if self._setting_error is None else self._setting_error.message
+            status["spread_error"] = None if self._spread_error is None else self._spread_error.message
+            status["release_spread_seconds"] = self._pacing.spread_seconds
+            status["clocks"] = clock.describe(self._time_sync, self._mgr_clock)
+            status["clock_problems"] = list(self._clock_problems)
             status["failed_commands"] = dict(self._failed)
             status["device_problems"] = list(self._device_problems.values())
         if format == "plain":
             text = render_plain(status)
             if status["setting_error"]:
                 text += f"setting ignored: {status['setting_error']}\n"
+            if status["spread_error"]:
+                text += f"setting cut: {status['spread_error']}\n"
+            text += f"releases spread over {status['release_spread_seconds']:.3f} s\n" + status["clocks"] + "\n"
             for osd, why in sorted(status["failed_commands"].items()):
                 text += f"osd.{osd}: last command failed: {why}\n"
             for problem in status["device_problems"]:
@@ -100,14 +120,17 @@ class Module(MgrModule):
             self._refresh_topology()
             now = time.time()
             with self._lock:
-                actions = self._controller.step(self._topology, now, self._settings.active)
+                actions = self._controller.step(self._topology, now, self._settings.active, self._pacing)
             if actions:
                 self._carry_out(actions)
             if time.time() - self._last_perf_read >= self._settings.perf_seconds:
                 self._read_held_counters()
+                self._slow_writers_over_budget()
                 self._check_osds_hold_what_was_confirmed()
                 # OSD metadata arrives after the OSD boots, without a new OSD map.
                 self._refresh_devices()
+                self._count_mixed_reads()
+                self._check_clocks()
             self._update_health()
             self._wakeup.clear()
             self._wakeup.wait(self._sleep_seconds(time.time()))
@@ -125,6 +148,8 @@ class Module(MgrModule):
             else:
                 self._setting_error = None
                 self._settings = result
+            spread, self._spread_error = effective_spread(self._settings, self._topology)
+            self._pacing = Pacing(spread, self._settings.max_parallel_releases)
 
     def _refresh_topology(self) -> None:
         epoch = self.get_osdmap().get_epoch()
@@ -147,11 +172,10 @@ class Module(MgrModule):
 
     def _sleep_seconds(self, now: float) -> float:
         with self._lock:
-            change = next_change(self._topology, now)
+            changes = [next_change(self._topology, now),
+                       self._controller.next_release(self._topology, now, self._settings.active, self._pacing)]
             poll = self._settings.poll_seconds
-        if change is None:
-            return poll
-        return max(0.0, min(poll, change - now))
+        return max(0.0, min([poll] + [change - now for change in changes if change is not None]))
 
     # --- talking to OSDs ---------------------------------------------------------------------
 
@@ -187,8 +211,10 @@ class Module(MgrModule):
         return found
 
     def _carry_out(self, actions: List[OsdAction]) -> None:
-        """Holds and releases go out together (a switch is one instant for every color); each
-        release is then kicked so the OSD applies its backlog even without client writes."""
+        """Holds and due releases go out together; each release is then kicked so the OSD applies
+        its backlog even without client writes, and kicked again while BlueStore has not
+        submitted what it held (up to MAX_KICKS). step() returns at most max_parallel_releases
+        releases, so at most that many OSDs apply a backlog at once."""
         settings = self._settings
         releasing = [a.osd for a in actions if not a.hold]
         before_kick = self._counters(releasing) if releasing else {}
@@ -196,7 +222,7 @@ class Module(MgrModule):
                             "injected_args": list(hold_args(settings) if a.hold else release_args())}
                     for a in actions}
         outcomes = self._tell_many(commands)
-        kicks = {}
+        released = []
         now = time.time()
         with self._lock:
             for action in actions:
@@ -208,37 +234,101 @@ class Module(MgrModule):
                     continue
                 self._failed.pop(action.osd, None)
                 if not action.hold:
-                    kicks[action.osd] = KICK_BENCH
-        for osd, (ret, _, err) in self._tell_many(kicks).items():
+                    released.append(action.osd)
+        for osd, (ret, _, err) in self._tell_many({osd: unslow_command() for osd in released}).items():
             if ret != 0:
-                with self._lock:
-                    self._failed[osd] = f"release kick (osd bench): {err.strip()} ({ret})"
-                self.log.error("osd.%d: release kick (osd bench): %s (%d)", osd, err.strip(), ret)
+                self._record_failure(osd, f"release: restoring bluestore_throttle_bytes: {err.strip()} ({ret})")
+        kicks, after = self._kick(released, before_kick)
         holding = [a.osd for a in actions if a.hold and outcomes[a.osd][0] == 0]
-        after = self._counters(list(kicks) + holding)
+        after.update(self._counters(holding))
         with self._lock:
             for osd in holding:
                 if osd in after:
                     self._accounting.hold_started(osd, after[osd])
                 else:
                     self._accounting.forget(osd)
-            for osd in kicks:
+            for osd in released:
                 if osd in before_kick and osd in after:
-                    self._accounting.released(osd, before_kick[osd], after[osd], settings.held_op_limit())
+                    self._accounting.released(osd, before_kick[osd], after[osd], settings.held_op_limit(), kicks[osd])
                 else:
                     self._accounting.forget(osd)
-        self.log.info("rails: held %s released %s", sorted(holding), sorted(kicks))
+        self.log.info("rails: held %s released %s kicks %s", sorted(holding), sorted(released),
+                      [kicks[osd] for osd in sorted(released)])
+
+    def _kick(self, osds: List[int], before: Dict[int, Counters]) -> Tuple[Dict[int, int], Dict[int, Counters]]:
+        """Kicks each OSD until its counters show BlueStore submitted what it held before the
+        release, or MAX_KICKS; returns the kicks sent and the counters read after the last."""
+        kicks = {osd: 0 for osd in osds}
+        after: Dict[int, Counters] = {}
+        pending = list(osds)
+        while pending:
+            for osd, (ret, _, err) in self._tell_many({osd: KICK_BENCH for osd in pending}).items():
+                kicks[osd] += 1
+                if ret != 0:
+                    self._record_failure(osd, f"release kick (osd bench): {err.strip()} ({ret})")
+            after.update(self._counters(pending))
+            pending = [osd for osd in pending
+                       if kicks[osd] < MAX_KICKS and osd in before and osd in after
+                       and not kick_applied(before[osd], after[osd])]
+        return kicks, after
+
+    def _record_failure(self, osd: int, why: str) -> None:
+        with self._lock:
+            self._failed[osd] = why
+        self.log.error("osd.%d: %s", osd, why)
 
     def _read_held_counters(self) -> None:
         self._last_perf_read = time.time()
         with self._lock:
             held = [osd for osd, state in self._controller.states().items() if state.held]
-        if not held:
+            watched = sorted(set(held) | set(self._accounting.draining()))
+        if not watched:
             return
-        counters = self._counters(held)
+        counters = self._counters(watched)
         with self._lock:
             for osd, value in counters.items():
                 self._accounting.observe(osd, value)
+
+    def _slow_writers_over_budget(self) -> None:
+        """Held OSDs at mgr/rails/held_bytes_budget get a tiny bluestore_throttle_bytes until
+        their release: their writers wait, none fails, and the hold stays."""
+        with self._lock:
+            over = self._accounting.to_slow(self._settings.held_bytes_budget)
+        if not over:
+            return
+        outcomes = self._tell_many({osd: {"prefix": "injectargs", "injected_args": list(slow_args())}
+                                    for osd in over})
+        for osd, (ret, _, err) in outcomes.items():
+            if ret != 0:
+                self._record_failure(osd, f"slowing writers: {err.strip()} ({ret})")
+                continue
+            with self._lock:
+                self._accounting.mark_slowed(osd)
+            self.log.warning("rails: osd.%d reached the held-bytes budget; slowing its writers", osd)
+
+    def _count_mixed_reads(self) -> None:
+        pgs = pg_reads(self.get("pg_stats"))
+        now = time.time()
+        with self._lock:
+            self._mixed.update(self._topology, pgs, now)
+            mixing = self._mixed.mixing(self._topology, now)
+        for pool, pgids in sorted(mixing.items()):
+            self.log.debug("rails: pool %s: PGs %s read write-phase shards (too few read-phase shards)",
+                           pool, " ".join(pgids))
+
+    def _check_clocks(self) -> None:
+        ret, out, _ = self.mon_command({"prefix": "time-sync-status", "format": "json"})
+        try:
+            time_sync = json.loads(out) if ret == 0 else {}
+        except ValueError:
+            time_sync = {}
+        mgr_clock = clock.kernel_clock()
+        with self._lock:
+            guards = [pool.schedule.params.guard_seconds for pool in self._topology.pools]
+            fraction = self._settings.clock_skew_guard_fraction
+        problems = clock.skew_problems(time_sync, mgr_clock, min(guards), fraction) if guards else []
+        with self._lock:
+            self._time_sync, self._mgr_clock, self._clock_problems = time_sync, mgr_clock, problems
 
     def _check_osds_hold_what_was_confirmed(self) -> None:
         with self._lock:
@@ -265,7 +355,9 @@ class Module(MgrModule):
     def _update_health(self) -> None:
         with self._lock:
             checks = health_checks(self._topology, self._accounting, self._settings,
-                                   self._setting_error, self._failed, self._device_problems)
+                                   self._setting_error, self._failed, self._device_problems,
+                                   self._clock_problems, self._mixed.mixing(self._topology, time.time()),
+                                   self._spread_error)
         if checks != self._health:
             self._health = checks
             self.set_health_checks(checks)

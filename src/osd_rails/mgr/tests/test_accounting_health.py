@@ -1,5 +1,5 @@
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
-from rails.accounting import Counters, HoldAccounting, counters_from_perf_dump
+from rails.accounting import IN_TRANSIT_TXCS, Counters, HoldAccounting, counters_from_perf_dump, kick_applied
 from rails.controller import OsdState
 from rails.health import health_checks
 from rails.settings import Settings, SettingError
@@ -7,20 +7,49 @@ from rails.status import build_status, render_plain
 from rails.topology import build_topology
 
 
+def counters(queued, applied, queued_bytes=0, deferred=0, submitted=0, on_device=0):
+    return Counters(queued, applied, queued_bytes, deferred, submitted, on_device)
+
+
+def state(count):
+    return {"avgcount": count, "sum": 0.5, "avgtime": 0.001}
+
+
+# Read from osd.0 of the local cluster while it held 1,648 transactions (doc/rails.rst).
+HELD_DUMP = {"bluestore": {
+    "bluestore_write_deferred": 1767, "bluestore_write_deferred_bytes": 7237632, "deferred_write_ops": 25,
+    "state_kv_done_lat": state(2660), "state_finishing_lat": state(1012), "state_deferred_queued_lat": state(23),
+    "state_deferred_aio_wait_lat": state(23), "state_deferred_cleanup_lat": state(23), "other": 1}}
+
+
 def test_counters_come_from_bluestore_perf_dump():
-    dump = {"bluestore": {"bluestore_write_deferred": 981, "deferred_write_ops": 761, "other": 1}}
-    assert counters_from_perf_dump(dump) == Counters(queued=981, applied=761)
-    assert counters_from_perf_dump({"bluestore": {"deferred_write_ops": 1}}) is None
+    found = counters_from_perf_dump(HELD_DUMP)
+    assert found == Counters(queued=1767, applied=25, queued_bytes=7237632, deferred_txcs=1671,
+                             submitted_txcs=23, on_device_txcs=23)
+    assert found.unapplied_txcs() == 1648 and found.unsubmitted_txcs() == 1648
+    for missing in HELD_DUMP["bluestore"]:
+        if missing != "other":
+            partial = {name: value for name, value in HELD_DUMP["bluestore"].items() if name != missing}
+            assert counters_from_perf_dump({"bluestore": partial}) is None, missing
+    assert counters_from_perf_dump({"bluestore": dict(HELD_DUMP["bluestore"], state_kv_done_lat={})}) is None
+    assert counters_from_perf_dump({"bluestore": dict(HELD_DUMP["bluestore"], deferred_write_ops="x")}) is None
     assert counters_from_perf_dump({}) is None
+
+
+def test_a_kick_applied_when_everything_deferred_before_it_was_submitted():
+    before = counters(0, 0, deferred=1671, submitted=23, on_device=23)
+    assert kick_applied(before, counters(0, 0, deferred=1673, submitted=1672, on_device=1672))
+    assert kick_applied(before, counters(0, 0, submitted=1671 - IN_TRANSIT_TXCS))
+    assert not kick_applied(before, counters(0, 0, submitted=1670 - IN_TRANSIT_TXCS))
 
 
 def test_held_writes_grow_with_queued_writes_and_a_release_counts_what_was_applied():
     accounting = HoldAccounting()
-    accounting.hold_started(2, Counters(100, 50))
-    accounting.observe(2, Counters(1600, 50))
+    accounting.hold_started(2, counters(100, 50))
+    accounting.observe(2, counters(1600, 50))
     assert accounting.hold(2).held_writes() == 1500
     assert accounting.overflowing(limit=2000) == {}
-    accounting.released(2, Counters(1600, 50), Counters(1601, 1400), limit=2000)
+    accounting.released(2, counters(1600, 50), counters(1601, 1400), limit=2000)
     assert accounting.hold(2) is None
     assert accounting.last_release_applied(2) == 1350
     assert accounting.overflowing(limit=2000) == {}
@@ -28,21 +57,21 @@ def test_held_writes_grow_with_queued_writes_and_a_release_counts_what_was_appli
 
 def test_an_overflow_seen_only_at_release_stays_reported_until_a_clean_hold():
     accounting = HoldAccounting()
-    accounting.hold_started(1, Counters(0, 0))
-    accounting.released(1, before_kick=Counters(1800, 1400), after_kick=Counters(1801, 1700), limit=801)
+    accounting.hold_started(1, counters(0, 0))
+    accounting.released(1, before_kick=counters(1800, 1400), after_kick=counters(1801, 1700), limit=801)
     assert accounting.overflowing(limit=801) == {
         1: "osd.1 applied 1400 deferred ops while held (BlueStore flushed the hold by itself) (last hold)"}
-    accounting.hold_started(1, Counters(1801, 1700))
-    accounting.released(1, before_kick=Counters(1900, 1700), after_kick=Counters(1901, 1800), limit=801)
+    accounting.hold_started(1, counters(1801, 1700))
+    accounting.released(1, before_kick=counters(1900, 1700), after_kick=counters(1901, 1800), limit=801)
     assert accounting.overflowing(limit=801) == {}
 
 
 def test_a_hold_overflows_at_the_limit_or_when_bluestore_applies_by_itself():
     accounting = HoldAccounting()
-    accounting.hold_started(0, Counters(0, 0))
-    accounting.hold_started(1, Counters(0, 0))
-    accounting.observe(0, Counters(500, 0))
-    accounting.observe(1, Counters(10, 3))
+    accounting.hold_started(0, counters(0, 0))
+    accounting.hold_started(1, counters(0, 0))
+    accounting.observe(0, counters(500, 0))
+    accounting.observe(1, counters(10, 3))
     found = accounting.overflowing(limit=500)
     assert sorted(found) == [0, 1]
     assert "500 writes" in found[0] and "applied 3 deferred ops while held" in found[1]
@@ -63,8 +92,8 @@ def test_each_problem_raises_its_own_check():
                 "bad": rails_profile(list(FOUR_COLORS), rails_frame="-1")}
     topo = _topology(osds=(0, 1, 2, 3, 9), profiles=profiles, pools={"pa": "a", "pb": "b", "pbad": "bad"})
     accounting = HoldAccounting()
-    accounting.hold_started(0, Counters(0, 0))
-    accounting.observe(0, Counters(70000, 0))
+    accounting.hold_started(0, counters(0, 0))
+    accounting.observe(0, counters(70000, 0))
     checks = health_checks(topo, accounting, Settings(), SettingError("poll_seconds", "mgr/rails/poll_seconds is 9"),
                            {3: "hold: timed out (-110)"}, {2: "osd.2 has no dedicated WAL device"})
     assert sorted(checks) == ["RAILS_BAD_SETTING", "RAILS_HOLD_OVERFLOW", "RAILS_OSD_COMMAND_FAILED",
@@ -79,8 +108,8 @@ def test_each_problem_raises_its_own_check():
 
 def test_status_shows_phases_next_switch_and_held_state():
     accounting = HoldAccounting()
-    accounting.hold_started(0, Counters(10, 0))
-    accounting.observe(0, Counters(25, 0))
+    accounting.hold_started(0, counters(10, 0))
+    accounting.observe(0, counters(25, 0))
     states = {0: OsdState(True, 0.5), 2: OsdState(False, 0.5)}
     status = build_status(_topology(), states, accounting, Settings(), now=5.5)
     pool = status["pools"][0]
@@ -101,3 +130,103 @@ def test_status_without_rails_pools_says_so():
                           Settings(active=False), now=1.0)
     text = render_plain(status)
     assert "no pool uses an erails profile" in text and "inactive" in text
+
+
+def test_a_release_whose_backlog_is_on_the_device_by_the_next_hold_is_not_slow():
+    accounting = HoldAccounting()
+    accounting.hold_started(3, counters(0, 0, deferred=100, submitted=100, on_device=100))
+    before = counters(0, 0, deferred=1600, submitted=100, on_device=100)
+    accounting.released(3, before, counters(0, 0, deferred=1601, submitted=1601, on_device=900), limit=65535)
+    release = accounting.release(3)
+    assert (release.backlog_txcs(), release.remaining_txcs(), release.submitted()) == (1500, 700, True)
+    assert accounting.draining() == [3]
+    accounting.observe(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1600))
+    assert accounting.draining() == []
+    accounting.hold_started(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1600))
+    assert accounting.slow_backlogs() == {} and accounting.release(3) is None
+
+
+def test_a_backlog_still_unapplied_when_the_next_hold_starts_is_slow_until_a_release_drains():
+    accounting = HoldAccounting()
+    accounting.hold_started(3, counters(0, 0))
+    accounting.released(3, counters(0, 0, deferred=1600), counters(0, 0, deferred=1600, submitted=1600), 65535)
+    accounting.hold_started(3, counters(0, 0, deferred=1600, submitted=1600, on_device=1000))
+    assert accounting.slow_backlogs() == {3: "osd.3: 600 of the 1600 deferred transactions its last release let "
+                                             "BlueStore apply were not on the data device when its write phase ended"}
+    accounting.released(3, counters(0, 0, deferred=1700, on_device=1600),
+                        counters(0, 0, deferred=1700, submitted=1700, on_device=1700), 65535)
+    accounting.hold_started(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1700))
+    assert accounting.slow_backlogs() == {}
+
+
+def test_a_release_bluestore_did_not_submit_is_a_failed_kick_until_it_is_seen_submitted():
+    accounting = HoldAccounting()
+    accounting.released(2, counters(0, 0, deferred=500, submitted=20),
+                        counters(0, 0, deferred=501, submitted=20), limit=65535, kicks=3)
+    assert accounting.failed_kicks() == {2: "osd.2: 480 held deferred transactions, 480 still not submitted "
+                                            "after 3 kick(s) (osd bench)"}
+    accounting.observe(2, counters(0, 0, deferred=501, submitted=501))
+    assert accounting.failed_kicks() == {}
+
+
+def test_a_hold_reaching_the_budget_is_slowed_once_and_no_longer_after_its_release():
+    accounting = HoldAccounting()
+    accounting.hold_started(1, counters(0, 0, queued_bytes=1000))
+    accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4095))
+    assert accounting.to_slow(budget=4096) == []
+    accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4096))
+    assert accounting.hold(1).held_bytes() == 4096
+    assert accounting.to_slow(budget=4096) == [1]
+    accounting.mark_slowed(1)
+    assert accounting.to_slow(budget=4096) == []
+    assert accounting.slowed(4096) == {1: "osd.1 holds 4096 bytes, budget 4096: its writers are slowed until its release"}
+    accounting.released(1, counters(0, 0), counters(0, 0), limit=65535)
+    assert accounting.slowed(4096) == {}
+    accounting.mark_slowed(1)
+    assert accounting.slowed(4096) == {}
+
+
+def test_new_problems_raise_their_checks():
+    accounting = HoldAccounting()
+    accounting.hold_started(0, counters(0, 0))
+    accounting.mark_slowed(0)
+    accounting.released(1, counters(0, 0, deferred=900), counters(0, 0, deferred=900), limit=65535)
+    accounting.hold_started(2, counters(0, 0))
+    accounting.released(2, counters(0, 0, deferred=50), counters(0, 0, deferred=50, submitted=50), limit=65535)
+    accounting.hold_started(2, counters(0, 0, deferred=50, submitted=50, on_device=0))
+    mixing = {"rpool": [f"2.{i}" for i in range(12)]}
+    checks = health_checks(_topology(), accounting, Settings(), None, {}, {},
+                           clock_problems=["mon.b is 0.400 s off the leader monitor"], mixing=mixing,
+                           spread_error=SettingError("release_spread_seconds", "too long"))
+    assert sorted(checks) == ["RAILS_BACKLOG_SLOW", "RAILS_BAD_SETTING", "RAILS_CLOCK_SKEW",
+                              "RAILS_OSD_COMMAND_FAILED", "RAILS_READS_MIXED", "RAILS_WRITERS_SLOWED"]
+    assert checks["RAILS_OSD_COMMAND_FAILED"]["detail"][0].startswith("osd.1: 900 held deferred transactions")
+    assert checks["RAILS_BACKLOG_SLOW"]["detail"][0].startswith("osd.2: 50 of the 50")
+    assert checks["RAILS_READS_MIXED"]["detail"] == [
+        "pool rpool: 12 PG(s): 2.0 2.1 2.2 2.3 2.4 2.5 2.6 2.7 2.8 2.9 and 2 more"]
+    assert checks["RAILS_BAD_SETTING"]["detail"] == ["too long"]
+    assert checks["RAILS_WRITERS_SLOWED"]["count"] == 1
+
+
+def test_status_shows_budget_slowing_releases_and_mixed_reads():
+    from rails.reads import MixedReads, PgReads
+    accounting = HoldAccounting()
+    accounting.hold_started(0, counters(0, 0, queued_bytes=0))
+    accounting.observe(0, counters(0, 0, queued_bytes=3 << 20))
+    accounting.mark_slowed(0)
+    accounting.released(3, counters(0, 10, deferred=400), counters(0, 300, deferred=400, submitted=400,
+                                                                     on_device=400), limit=65535, kicks=2)
+    mixed = MixedReads()
+    topo = _topology()
+    mixed.update(topo, [PgReads("1.0", 1, (0, 2147483647, 2, 3), 5)], now=1.0)
+    mixed.update(topo, [PgReads("1.0", 1, (0, 2147483647, 2, 3), 12)], now=3.0)
+    status = build_status(topo, {0: OsdState(True, 0.5)}, accounting, Settings(held_bytes_budget=2 << 20),
+                          now=3.0, mixed=mixed)
+    osds = {o["osd"]: o for o in status["osds"]}
+    assert (osds[0]["held_bytes"], osds[0]["held_bytes_budget"], osds[0]["slowed"]) == (3 << 20, 2 << 20, True)
+    assert (osds[3]["last_release_kicks"], osds[3]["last_release_backlog_txcs"],
+            osds[3]["last_release_unapplied_txcs"], osds[3]["last_release_applied_ops"]) == (2, 400, 0, 290)
+    assert (status["pools"][0]["pgs_mixing"], status["pools"][0]["reads_mixed"]) == (["1.0"], 7)
+    text = render_plain(status)
+    assert "reads mixing write-phase shards: 1 PG(s) now, 7 reads since the module started" in text
+    assert "3.0/2" in text and " yes " in text.splitlines()[-4]

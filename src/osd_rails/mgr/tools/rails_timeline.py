@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Samples `ceph rails status -f json` once a second for a bounded time and prints, per sample,
-each OSD's held state, the writes it holds and what its last release applied; optionally runs a
+each OSD's held state, the writes and bytes it holds, whether its writers are slowed, what its
+last release applied and how many kicks that took; optionally runs a
 `rados bench` write of the same length on a pool meanwhile, and prints that bench's summary.
 
     CEPH_CONF=... rails_timeline.py --seconds 20 [--bench-pool POOL]
@@ -37,7 +38,10 @@ def describe(status):
         held = {None: "?", True: "held", False: "free"}[osd["held"]]
         writes = "-" if osd["held_writes"] is None else osd["held_writes"]
         applied = "-" if osd["last_release_applied_ops"] is None else osd["last_release_applied_ops"]
-        parts.append(f"osd.{osd['osd']} {held:<4} held_writes={writes:<6} last_release_applied={applied:<6}")
+        held_mib = "-" if osd["held_bytes"] is None else f"{osd['held_bytes'] / 2**20:.1f}"
+        slowed = " slowed" if osd["slowed"] else ""
+        parts.append(f"osd.{osd['osd']} {held:<4} held_writes={writes:<6} held_MiB={held_mib:<5} "
+                     f"last_release_applied={applied:<6} kicks={osd['last_release_kicks'] or '-'}{slowed}")
     return " | ".join(parts)
 
 

@@ -40,6 +40,12 @@ const char* to_string(SchedulerKind kind) {
   return "?";
 }
 
+Result<Classification> parse_classification(const std::string& text) {
+  if (text == "stream") return Classification::stream;
+  if (text == "dispatch") return Classification::dispatch;
+  return Error{"classify", "must be 'stream' or 'dispatch', got '" + text + "'"};
+}
+
 struct Controller::Impl {
   struct Client {
     std::string name;
@@ -55,7 +61,8 @@ struct Controller::Impl {
                       ? std::variant<QBoxScheduler, MClockScheduler>(
                             std::in_place_type<MClockScheduler>, c.max_in_flight)
                       : std::variant<QBoxScheduler, MClockScheduler>(
-                            std::in_place_type<QBoxScheduler>, c.max_in_flight)) {}
+                            std::in_place_type<QBoxScheduler>, c.max_in_flight)),
+        device_order(c.sequential_gap_bytes) {}
 
   // The cost hint the scheduler gets: device time for QBox, one unit per request for the
   // throughput-based schedulers.
@@ -95,6 +102,8 @@ struct Controller::Impl {
   Backend& backend;
   std::variant<QBoxScheduler, MClockScheduler> scheduler;
   std::vector<Client> clients;
+  StreamClassifier device_order;  // sequential/random in the order requests reach the device
+  std::optional<std::uint32_t> last_client;  // whose request reached the device last
   std::unordered_map<std::string, std::uint32_t> by_name;
   std::vector<InFlight> in_flight;  // indexed by token
   std::vector<std::uint64_t> free_tokens;
@@ -183,12 +192,31 @@ Result<std::size_t> Controller::dispatch(Seconds now) {
     std::optional<std::pair<std::uint32_t, Pending>> next;
     std::visit(
         [&](auto& queue) {
-          if (auto item = queue.dequeue(now)) next.emplace(item->client, item->request);
+          using Q = std::decay_t<decltype(queue)>;
+          std::optional<typename Q::Dequeued> item;
+          if constexpr (std::is_same_v<Q, QBoxScheduler>) {
+            const Pending* head = impl_->config.sequential_slack > 0 && impl_->last_client
+                                      ? queue.head(*impl_->last_client)
+                                      : nullptr;
+            if (head != nullptr && impl_->device_order.continues(head->offset)) {
+              item = queue.dequeue_preferring(*impl_->last_client, impl_->config.sequential_slack,
+                                              now);
+            } else {
+              item = queue.dequeue(now);
+            }
+          } else {
+            item = queue.dequeue(now);
+          }
+          if (item) next.emplace(item->client, item->request);
         },
         impl_->scheduler);
     if (!next) return sent;
     const auto& [client, pending] = *next;
-    const RequestClass request_class{pending.operation, pending.access};
+    impl_->last_client = client;
+    const RequestClass predicted{pending.operation, pending.access};
+    RequestClass request_class = predicted;
+    const Access at_device = impl_->device_order.classify(pending.offset, pending.length);
+    if (impl_->config.classification == Classification::dispatch) request_class.access = at_device;
     const std::uint64_t token = impl_->track(InFlight{client, request_class, pending.length});
     estimator_.on_dispatch(now);
     ++in_flight_;
@@ -204,6 +232,12 @@ Result<std::size_t> Controller::dispatch(Seconds now) {
       --state.outstanding;
       ++state.window.errors;
       return started.error();
+    }
+    if (!(request_class == predicted)) {
+      if (auto* qbox = std::get_if<QBoxScheduler>(&impl_->scheduler)) {
+        qbox->charge(client, impl_->estimate(estimator_, request_class) -
+                                 impl_->estimate(estimator_, predicted));
+      }
     }
     ++sent;
   }

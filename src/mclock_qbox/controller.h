@@ -33,6 +33,20 @@ enum class SchedulerKind { qbox, fifo, mclock };
 Result<SchedulerKind> parse_scheduler(const std::string& text);
 const char* to_string(SchedulerKind kind);
 
+// What a request's sequential/random class is judged against.
+enum class Classification {
+  // The same client's previous request (thesis 3.4.3). A seek a sequential stream pays because
+  // another stream's request came between is not its own: it shows up in the random estimate.
+  stream,
+  // The request dispatched just before it, for devices that serve in submission order: a request
+  // that pays a seek is counted as random, and qbox charges its client the difference between the
+  // two estimates at dispatch, so each client pays for the device time its requests occupy.
+  dispatch,
+};
+
+// Parses "stream" or "dispatch"; the error names field `classify`.
+Result<Classification> parse_classification(const std::string& text);
+
 struct ControllerConfig {
   SchedulerKind scheduler = SchedulerKind::qbox;
   std::size_t max_in_flight = 32;  // dispatch depth (thesis 3.4.1 bounds it, e.g. 200)
@@ -41,6 +55,11 @@ struct ControllerConfig {
   CostPair default_read_cost{0.0002, 0.008};
   CostPair default_write_cost{0.0003, 0.010};
   std::uint64_t sequential_gap_bytes = 0;  // see StreamClassifier
+  Classification classification = Classification::stream;
+  // qbox only: a client whose next request continues where the last dispatched request ended keeps
+  // the device while its head deadline is within this many seconds of the earliest, so EDF does not
+  // break a sequential run for a request due only slightly sooner; 0 = strict EDF.
+  Seconds sequential_slack = 0;
   double probe = 0.3;  // alternating price perturbation of sequential requests (qbox only); 0 = off
 };
 

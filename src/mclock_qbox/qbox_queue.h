@@ -24,8 +24,9 @@
 //
 // Not thread-safe: the owner serializes calls, as an OSD shard does for its scheduler.
 
-#include <cstddef>
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -65,6 +66,12 @@ class QBoxQueue {
   // EDF tags depend only on costs and shares. Errors: unknown client, bad cost.
   Status enqueue(const ClientId& id, Request request, Seconds cost, Seconds now);
 
+  // Charges `id` for device time its dispatched request turned out to cost beyond the hint it was
+  // enqueued with (negative `extra`: a refund), by moving its accumulated deadline by extra / u;
+  // requests already queued keep their tags, later ones start from the moved point.
+  // Errors: unknown client; `extra` not finite.
+  Status charge(const ClientId& id, Seconds extra);
+
   // Puts back a request that was dequeued but could not run (an OSD requeues ops it cannot process
   // yet): it goes to the head of its client's FIFO with the head's deadline (or the frontier if the
   // FIFO is empty) and is not charged again — its cost was charged when first enqueued. The
@@ -75,6 +82,16 @@ class QBoxQueue {
   // max_in_flight requests are outstanding. Each returned request counts as in flight until
   // on_completion().
   std::optional<Dequeued> dequeue(Seconds now);
+  // Like dequeue(), but takes the head of `id` instead of the earliest deadline when that head's
+  // deadline is at most `slack` seconds later, so a run the device serves cheaply (a sequential
+  // stream) is not broken up; each client's order can be bent by at most `slack`.
+  std::optional<Dequeued> dequeue_preferring(const ClientId& id, Seconds slack, Seconds now);
+  // The request at the head of `id`'s FIFO; nullptr if none is queued or `id` is unknown.
+  const Request* head(const ClientId& id) const {
+    const std::uint32_t slot = clients_.slot_of(id);
+    if (slot == Registry::kNoSlot || clients_[slot].fifo.empty()) return nullptr;
+    return &clients_[slot].fifo.front().request;
+  }
   void on_completion() {
     if (in_flight_ > 0) --in_flight_;
   }
@@ -100,6 +117,8 @@ class QBoxQueue {
   };
   using Registry = ClientRegistry<ClientId, Share, Entry, Hash>;
   using Client = typename Registry::Client;
+
+  Dequeued take(std::uint32_t slot);
 
   std::size_t max_in_flight_;
   Registry clients_;
@@ -151,6 +170,16 @@ Status QBoxQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request r
 }
 
 template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::charge(const ClientId& id, Seconds extra) {
+  if (!std::isfinite(extra)) return Error{"cost", "extra charge must be finite seconds"};
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
+  Client& client = clients_[slot];
+  client.accumulated += extra / client.utilization;
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::enqueue_front(const ClientId& id, Request request,
                                                          Seconds /*now*/) {
   const std::uint32_t slot = clients_.slot_of(id);
@@ -173,11 +202,29 @@ template <class ClientId, class Request, class Hash>
 std::optional<typename QBoxQueue<ClientId, Request, Hash>::Dequeued>
 QBoxQueue<ClientId, Request, Hash>::dequeue(Seconds /*now*/) {
   if (heads_.empty() || (max_in_flight_ != 0 && in_flight_ >= max_in_flight_)) return std::nullopt;
-  const std::uint32_t slot = heads_.top();
+  return take(heads_.top());
+}
+
+template <class ClientId, class Request, class Hash>
+std::optional<typename QBoxQueue<ClientId, Request, Hash>::Dequeued>
+QBoxQueue<ClientId, Request, Hash>::dequeue_preferring(const ClientId& id, Seconds slack,
+                                                       Seconds /*now*/) {
+  if (heads_.empty() || (max_in_flight_ != 0 && in_flight_ >= max_in_flight_)) return std::nullopt;
+  const std::uint32_t preferred = clients_.slot_of(id);
+  if (preferred != Registry::kNoSlot && heads_.contains(preferred) &&
+      clients_[preferred].fifo.front().tag.absolute <= heads_.top_key() + slack) {
+    return take(preferred);
+  }
+  return take(heads_.top());
+}
+
+template <class ClientId, class Request, class Hash>
+typename QBoxQueue<ClientId, Request, Hash>::Dequeued QBoxQueue<ClientId, Request, Hash>::take(
+    std::uint32_t slot) {
   Client& client = clients_[slot];
   Entry entry = client.fifo.pop();
   if (client.fifo.empty()) {
-    heads_.pop();
+    heads_.erase(slot);
   } else {
     heads_.update(slot, client.fifo.front().tag.absolute);
   }

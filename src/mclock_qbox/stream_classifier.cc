@@ -3,8 +3,7 @@
 namespace qbox {
 
 Access StreamClassifier::classify(std::uint64_t offset, std::uint64_t length) {
-  const bool sequential =
-      seen_any_ && offset >= next_offset_ && offset - next_offset_ <= max_gap_bytes_;
+  const bool sequential = continues(offset);
   seen_any_ = true;
   next_offset_ = offset + length;
   return sequential ? Access::sequential : Access::random;

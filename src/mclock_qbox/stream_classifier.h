@@ -18,6 +18,10 @@ class StreamClassifier {
 
   // Classifies a request of `length` bytes at `offset` and remembers where it ends.
   Access classify(std::uint64_t offset, std::uint64_t length);
+  // Whether a request at `offset` would be classified sequential now (nothing is remembered).
+  bool continues(std::uint64_t offset) const {
+    return seen_any_ && offset >= next_offset_ && offset - next_offset_ <= max_gap_bytes_;
+  }
 
  private:
   std::uint64_t max_gap_bytes_;

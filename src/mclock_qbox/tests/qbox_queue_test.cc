@@ -129,6 +129,47 @@ TEST(QBoxQueue, UtilizationChangeAppliesToLaterRequests) {
   EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.relative, 0.1);
 }
 
+TEST(QBoxQueue, ChargeMovesTheClientsLaterDeadlines) {
+  Queue queue;
+  ASSERT_TRUE(queue.add_client("a", 0.5));
+  ASSERT_TRUE(queue.add_client("b", 0.5));
+  ASSERT_TRUE(queue.enqueue("a", 1, 0.25, 0));  // deadline 0.5
+  EXPECT_EQ(queue.dequeue(0)->request, 1);
+  ASSERT_TRUE(queue.charge("a", 0.5));  // the request cost 0.5 s more: T = 0.5 + 1
+  ASSERT_TRUE(queue.enqueue("a", 2, 0.25, 0));  // 2.0
+  ASSERT_TRUE(queue.enqueue("b", 3, 0.5, 0));   // from the frontier 0.5: 1.5
+  EXPECT_EQ(queue.dequeue(0)->request, 3);
+  const auto charged = queue.dequeue(0);
+  EXPECT_EQ(charged->request, 2);
+  EXPECT_DOUBLE_EQ(charged->tag.absolute, 2.0);
+  ASSERT_TRUE(queue.enqueue("a", 4, 0.25, 0));  // 2.5
+  ASSERT_TRUE(queue.charge("a", -0.25));        // a refund moves T back to 2.0
+  ASSERT_TRUE(queue.enqueue("a", 5, 0.25, 0));  // 2.5, not 3.0
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 2.5);
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 2.5);
+  EXPECT_EQ(queue.charge("ghost", 0.1).error().field, "client");
+  EXPECT_EQ(queue.charge("a", std::nan("")).error().field, "cost");
+}
+
+TEST(QBoxQueue, DequeuePreferringBendsEarliestDeadlineFirstByAtMostTheSlack) {
+  Queue queue;
+  ASSERT_TRUE(queue.add_client("a", 0.5));
+  ASSERT_TRUE(queue.add_client("b", 0.5));
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_TRUE(queue.enqueue("a", k, 0.125, 0));       // deadlines 0.25, 0.5, 0.75
+    ASSERT_TRUE(queue.enqueue("b", 10 + k, 0.125, 0));  // the same
+  }
+  ASSERT_NE(queue.head("b"), nullptr);
+  EXPECT_EQ(*queue.head("b"), 10);
+  EXPECT_EQ(queue.head("ghost"), nullptr);
+  std::vector<int> order;
+  for (int k = 0; k < 6; ++k) order.push_back(queue.dequeue_preferring("b", 0.3, 0)->request);
+  // b runs while its head is within 0.3 s of a's (0.25): 0.25 and 0.5 yes, 0.75 not until a moves.
+  EXPECT_EQ(order, (std::vector<int>{10, 11, 0, 12, 1, 2}));
+  EXPECT_EQ(queue.head("b"), nullptr);
+  EXPECT_FALSE(queue.dequeue_preferring("b", 0.3, 0));
+}
+
 TEST(QBoxQueue, RejectsInvalidUtilizations) {
   Queue queue;
   for (double bad : {0.0, -0.5, 1.5, std::nan(""), std::numeric_limits<double>::infinity()}) {

@@ -27,5 +27,14 @@ TEST(StreamClassifier, SmallForwardGapWithinToleranceIsSequential) {
   EXPECT_EQ(stream.classify(4096 + 8192 + 4096 + 8193, 4096), Access::random);
 }
 
+TEST(StreamClassifier, ContinuesAsksWithoutRemembering) {
+  StreamClassifier stream;
+  EXPECT_FALSE(stream.continues(0));
+  stream.classify(0, 4096);
+  EXPECT_TRUE(stream.continues(4096));
+  EXPECT_FALSE(stream.continues(0));
+  EXPECT_EQ(stream.classify(4096, 4096), Access::sequential);
+}
+
 }  // namespace
 }  // namespace qbox

@@ -37,6 +37,7 @@ int fail(const std::string& message) {
 const char* const kUsage =
     "usage: qbox-bench --backend file|sim-hdd|sim-ssd|rados --client SPEC [--client SPEC ...]\n"
     "  [--scheduler qbox|fifo|mclock] [--duration S] [--window S] [--depth N] [--seed N]\n"
+    "  [--classify stream|dispatch] [--sequential-slack S] [--estimator-window S]\n"
     "  file:   --path PATH [--file-size BYTES]\n"
     "  sim-*:  [--device-size BYTES] [--ncq N]\n"
     "  rados:  --pool NAME [--conf PATH] [--object-size BYTES] [--objects N]\n"
@@ -149,6 +150,14 @@ int main(int argc, char** argv) {
       config.report_every = x;
     } else if (flag == "--depth" && number(value, &x) && x >= 1 && x <= 1024) {
       config.controller.max_in_flight = static_cast<std::size_t>(x);
+    } else if (flag == "--classify") {
+      auto classification = qbox::parse_classification(value);
+      if (!classification) return fail(classification.error().to_string());
+      config.controller.classification = classification.value();
+    } else if (flag == "--estimator-window" && number(value, &x) && x > 0 && x <= 60) {
+      config.controller.estimator.window = x;
+    } else if (flag == "--sequential-slack" && number(value, &x) && x >= 0 && x <= 10) {
+      config.controller.sequential_slack = x;
     } else if (flag == "--seed" && number(value, &x) && x >= 0) {
       config.seed = static_cast<std::uint64_t>(x);
     } else if (flag == "--path") {
@@ -169,7 +178,8 @@ int main(int argc, char** argv) {
       options.objects = x;
     } else {
       return fail("bad flag or value: " + flag + " " + value + " (durations in (0, 3600] s, "
-                  "depth 1..1024, sizes > 0, ncq 1..256)\n" + kUsage);
+                  "depth 1..1024, sizes > 0, ncq 1..256, sequential slack [0, 10] s, "
+                  "estimator window (0, 60] s)\n" + kUsage);
     }
   }
   if (config.clients.empty()) return fail(std::string("give at least one --client\n") + kUsage);

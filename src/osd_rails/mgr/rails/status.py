@@ -47,6 +47,7 @@ def build_status(topology: Topology, states: Dict[int, OsdState], accounting: Ho
             "held_write_limit": limit,
             "last_release_applied_ops": accounting.last_release_applied(osd),
             "held_bytes": None if hold is None else hold.held_bytes(),
+            "held_txcs": None if hold is None else hold.latest.unapplied_txcs(),
             "held_bytes_budget": settings.held_bytes_budget,
             "slowed": hold is not None and hold.slowed,
             "last_release_backlog_txcs": None if release is None else release.backlog_txcs(),

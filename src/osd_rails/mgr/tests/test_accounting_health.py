@@ -211,8 +211,8 @@ def test_new_problems_raise_their_checks():
 def test_status_shows_budget_slowing_releases_and_mixed_reads():
     from rails.reads import MixedReads, PgReads
     accounting = HoldAccounting()
-    accounting.hold_started(0, counters(0, 0, queued_bytes=0))
-    accounting.observe(0, counters(0, 0, queued_bytes=3 << 20))
+    accounting.hold_started(0, counters(0, 0, queued_bytes=0, deferred=10, submitted=10, on_device=10))
+    accounting.observe(0, counters(0, 0, queued_bytes=3 << 20, deferred=780, submitted=10, on_device=10))
     accounting.mark_slowed(0)
     accounting.released(3, counters(0, 10, deferred=400), counters(0, 300, deferred=400, submitted=400,
                                                                      on_device=400), limit=65535, kicks=2)
@@ -224,6 +224,7 @@ def test_status_shows_budget_slowing_releases_and_mixed_reads():
                           now=3.0, mixed=mixed)
     osds = {o["osd"]: o for o in status["osds"]}
     assert (osds[0]["held_bytes"], osds[0]["held_bytes_budget"], osds[0]["slowed"]) == (3 << 20, 2 << 20, True)
+    assert osds[0]["held_txcs"] == 770
     assert (osds[3]["last_release_kicks"], osds[3]["last_release_backlog_txcs"],
             osds[3]["last_release_unapplied_txcs"], osds[3]["last_release_applied_ops"]) == (2, 400, 0, 290)
     assert (status["pools"][0]["pgs_mixing"], status["pools"][0]["reads_mixed"]) == (["1.0"], 7)

@@ -17,6 +17,9 @@ usage: $(basename "$0") [options]
   --plugin-dir DIR   directory with libec_*.so to load next to the stock plugins, e.g.
                      <build>/erasure-code (env ERAILS_PLUGIN_DIR)
   --block-size SIZE  sparse size of each OSD's data, WAL and DB file (default 4G)
+  --loop-data        put each OSD's data file behind a loop device (needs root), so that
+                     /sys/block/loopN/stat counts exactly what BlueStore reads and writes on
+                     its data device, apart from the WAL and DB; kept for the cluster's life
   --fresh            delete an existing cluster in DIR (stopping it first) and create a new one
   --no-wait          return once the daemons are started, without waiting for active+clean
   --timeout S        how long to wait for all OSDs up and PGs active+clean (default 120)
@@ -28,6 +31,7 @@ osds=${ERAILS_OSDS:-6}
 port_base=${ERAILS_PORT_BASE:-17100}
 plugin_dir=${ERAILS_PLUGIN_DIR:-}
 block_size=4G
+loop_data=0
 fresh=0
 wait_healthy=1
 timeout=120
@@ -38,6 +42,7 @@ while (($#)); do
         --port-base) port_base=$2; shift 2 ;;
         --plugin-dir) plugin_dir=$2; shift 2 ;;
         --block-size) block_size=$2; shift 2 ;;
+        --loop-data) loop_data=1; shift ;;
         --fresh) fresh=1; shift ;;
         --no-wait) wait_healthy=0; shift ;;
         --timeout) timeout=$2; shift 2 ;;
@@ -65,7 +70,11 @@ fi
 # change between starts (the point of restarting after a rebuild).
 if [[ -e $params ]]; then
     requested_plugin_dir=$plugin_dir
+    requested_loop_data=$loop_data
+    loop_data=0
     source "$params"
+    ((loop_data || !requested_loop_data)) \
+        || die "--loop-data: the cluster in $CLUSTER_DIR was created without it (use --fresh to re-create it)"
     [[ -n $requested_plugin_dir ]] && plugin_dir=$requested_plugin_dir
     creating=0
 else
@@ -106,6 +115,7 @@ osds=$osds
 port_base=$port_base
 plugin_dir=$plugin_dir
 block_size=$block_size
+loop_data=$loop_data
 EOF
 
 mkdir -p "$CLUSTER_DIR"/{log,crash,run,erasure-code}
@@ -122,6 +132,25 @@ fi
 # A daemon exits at start if a preloaded plugin is missing, so erails is preloaded only when present.
 preload="jerasure lrc isa"
 [[ -e $CLUSTER_DIR/erasure-code/libec_erails.so ]] && preload+=" erails"
+
+# The loop device of each OSD's data file, attached on every start (stop.sh detaches them) and
+# named in ceph.conf; BlueStore opens its data device through the `block` link mkfs made, so an
+# existing link is pointed at the device of this start.
+declare -A data_loop=()
+attach_data_loops() {
+    [[ -w /dev/loop-control ]] || die "--loop-data needs root and /dev/loop-control"
+    local i file dev
+    for ((i = 0; i < osds; i++)); do
+        mkdir -p "$CLUSTER_DIR/osd.$i"
+        file="$CLUSTER_DIR/osd.$i/data.img"
+        [[ -e $file ]] || truncate -s "$block_size" "$file"
+        dev=$(losetup -j "$file" -O NAME -n | head -n1)
+        [[ -n $dev ]] || dev=$(losetup --find --show --direct-io=on "$file") \
+            || die "cannot attach $file to a loop device"
+        data_loop[$i]=$dev
+        if [[ -L $CLUSTER_DIR/osd.$i/block ]]; then ln -sfn "$dev" "$CLUSTER_DIR/osd.$i/block"; fi
+    done
+}
 
 write_conf() {
     local d=$CLUSTER_DIR
@@ -207,6 +236,9 @@ EOF
     local i
     for ((i = 0; i < osds; i++)); do
         printf '\n[osd.%d]\ncrush_location = root=default host=host-%d\n' "$i" "$i" >>"$CLUSTER_CONF"
+        if ((loop_data)); then
+            printf 'bluestore_block_path = %s\n' "${data_loop[$i]}" >>"$CLUSTER_CONF"
+        fi
     done
 }
 
@@ -228,6 +260,7 @@ start_daemon() {
 
 osd_uuid() { cat "$CLUSTER_DIR/osd.$1/osd-uuid"; }
 
+if ((loop_data)); then attach_data_loops; fi
 write_conf
 umask 077
 began=$SECONDS

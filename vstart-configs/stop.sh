@@ -43,4 +43,11 @@ daemons=$(cluster_daemons)
 stop_group $(grep '^osd\.' <<<"$daemons" || true)
 stop_group $(grep '^mgr\.' <<<"$daemons" || true)
 stop_group $(grep '^mon\.' <<<"$daemons" || true)
+# Loop devices of a --loop-data cluster: only those backed by this cluster's own data files.
+for file in "$CLUSTER_DIR"/osd.*/data.img; do
+    [[ -e $file ]] || continue
+    for dev in $(losetup -j "$file" -O NAME -n 2>/dev/null); do
+        losetup -d "$dev" && echo "detached $dev"
+    done
+done
 echo "cluster in $CLUSTER_DIR stopped"

@@ -41,6 +41,17 @@ def test_start_refuses_a_port_range_in_use(tmp_path):
     assert f"ports in use in {port}.." in done.stderr
 
 
+def test_start_refuses_loop_data_on_a_cluster_created_without_it(tmp_path):
+    cluster = tmp_path / "c"
+    cluster.mkdir()
+    params = "fsid=00000000-0000-0000-0000-000000000000\nosds=1\nport_base=17990\nplugin_dir=\nblock_size=1G\n"
+    (cluster / "cluster.params").write_text(params)
+    done = subprocess.run([str(START), "--dir", str(cluster), "--loop-data"], capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert "--loop-data: the cluster in" in done.stderr and "created without it" in done.stderr
+    assert (cluster / "cluster.params").read_text() == params
+
+
 @pytest.mark.parametrize("script", ["stop.sh", "status.sh"])
 def test_stop_and_status_need_a_cluster(tmp_path, script):
     done = subprocess.run([str(REPO / "vstart-configs" / script), "--dir", str(tmp_path)],

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Rails on a real local cluster, measured (bench/rails/README.md): starts a 6-OSD cluster whose
+# data devices are loop devices (needs root), runs bench/rails/evidence.py, writes its results to
+# --out, and stops the cluster (removing it unless the run failed).
+#   bench/rails/run.sh [--plugin-dir <build>/erasure-code] [--out DIR] [evidence.py options...]
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+plugin_dir=${ERAILS_PLUGIN_DIR:-$repo/build/erasure-code}
+out=$repo/bench/rails/results
+cluster_dir=$repo/cluster-rails
+port_base=17300
+evidence_args=()
+while (($#)); do
+    case $1 in
+        --plugin-dir) plugin_dir=$2; shift 2 ;;
+        --out) out=$2; shift 2 ;;
+        --dir) cluster_dir=$2; shift 2 ;;
+        *) evidence_args+=("$1"); shift ;;
+    esac
+done
+[[ -e $plugin_dir/libec_erails.so ]] || { echo "no libec_erails.so in $plugin_dir (build target ec_erails)" >&2; exit 2; }
+
+"$repo/vstart-configs/start.sh" --dir "$cluster_dir" --osds 6 --port-base "$port_base" \
+    --plugin-dir "$plugin_dir" --loop-data --fresh
+status=0
+/usr/bin/python3 "$repo/bench/rails/evidence.py" --conf "$cluster_dir/ceph.conf" --cluster-dir "$cluster_dir" \
+    --out "$out" "${evidence_args[@]}" || status=$?
+"$repo/vstart-configs/stop.sh" --dir "$cluster_dir"
+if ((status == 0)); then
+    rm -rf "$cluster_dir"
+else
+    echo "evidence.py exited $status; the cluster's logs stay in $cluster_dir/log" >&2
+fi
+exit $status

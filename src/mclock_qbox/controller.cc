@@ -195,9 +195,10 @@ Result<std::size_t> Controller::dispatch(Seconds now) {
           using Q = std::decay_t<decltype(queue)>;
           std::optional<typename Q::Dequeued> item;
           if constexpr (std::is_same_v<Q, QBoxScheduler>) {
-            const Pending* head = impl_->config.sequential_slack > 0 && impl_->last_client
-                                      ? queue.head(*impl_->last_client)
-                                      : nullptr;
+            // The fifo baseline shares this queue type; slack is part of qbox only.
+            const bool slack = impl_->config.scheduler == SchedulerKind::qbox &&
+                               impl_->config.sequential_slack > 0 && impl_->last_client;
+            const Pending* head = slack ? queue.head(*impl_->last_client) : nullptr;
             if (head != nullptr && impl_->device_order.continues(head->offset)) {
               item = queue.dequeue_preferring(*impl_->last_client, impl_->config.sequential_slack,
                                               now);
@@ -233,7 +234,7 @@ Result<std::size_t> Controller::dispatch(Seconds now) {
       ++state.window.errors;
       return started.error();
     }
-    if (!(request_class == predicted)) {
+    if (!(request_class == predicted) && impl_->config.scheduler == SchedulerKind::qbox) {
       if (auto* qbox = std::get_if<QBoxScheduler>(&impl_->scheduler)) {
         qbox->charge(client, impl_->estimate(estimator_, request_class) -
                                  impl_->estimate(estimator_, predicted));

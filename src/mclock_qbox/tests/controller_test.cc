@@ -129,8 +129,10 @@ struct Outcome {
   std::map<std::string, double> completions;
 };
 
-Outcome one_head_run(Classification classification, Seconds sequential_slack) {
+Outcome one_head_run(Classification classification, Seconds sequential_slack,
+                     SchedulerKind scheduler = SchedulerKind::qbox) {
   ExperimentConfig config;
+  config.controller.scheduler = scheduler;
   config.controller.max_in_flight = 8;
   config.controller.classification = classification;
   config.controller.sequential_slack = sequential_slack;
@@ -205,6 +207,13 @@ TEST(Controller, BackendFailureIsReportedAndCountedNotLeaked) {
   EXPECT_EQ(controller.in_flight(), 0u);
   EXPECT_EQ(controller.outstanding(a), 0u);
   EXPECT_EQ(controller.take_window()[0].errors, 1u);
+}
+
+TEST(Controller, ThroughputBaselineIgnoresQBoxsSeekCharging) {
+  // fifo shares QBoxQueue; neither slack nor dispatch-time charges may change its schedule.
+  const Outcome plain = one_head_run(Classification::stream, 0, SchedulerKind::fifo);
+  const Outcome with_settings = one_head_run(Classification::dispatch, 0.1, SchedulerKind::fifo);
+  EXPECT_EQ(plain.completions, with_settings.completions);
 }
 
 TEST(Controller, ParsesClassificationNamingTheField) {

@@ -121,8 +121,7 @@ class Module(MgrModule):
             now = time.time()
             with self._lock:
                 actions = self._controller.step(self._topology, now, self._settings.active, self._pacing)
-            if actions:
-                self._carry_out(actions)
+            all_taken = not actions or self._carry_out(actions)
             if time.time() - self._last_perf_read >= self._settings.perf_seconds:
                 self._read_held_counters()
                 self._slow_writers_over_budget()
@@ -133,7 +132,7 @@ class Module(MgrModule):
                 self._check_clocks()
             self._update_health()
             self._wakeup.clear()
-            self._wakeup.wait(self._sleep_seconds(time.time()))
+            self._wakeup.wait(self._sleep_seconds(time.time(), all_taken))
 
     # --- state from the cluster --------------------------------------------------------------
 
@@ -170,11 +169,16 @@ class Module(MgrModule):
         with self._lock:
             self._device_problems = problems
 
-    def _sleep_seconds(self, now: float) -> float:
+    def _sleep_seconds(self, now: float, all_taken: bool) -> float:
+        """Until the next switch, guard start or release turn, at most poll_seconds. A release
+        already due (held back by max_parallel_releases) goes at once, unless a command of this
+        loop failed: then the retry waits like any other, so a failing OSD is not asked in a spin."""
         with self._lock:
-            changes = [next_change(self._topology, now),
-                       self._controller.next_release(self._topology, now, self._settings.active, self._pacing)]
+            release = self._controller.next_release(self._topology, now, self._settings.active, self._pacing)
+            changes = [next_change(self._topology, now)]
             poll = self._settings.poll_seconds
+        if release is not None and (release > now or all_taken):
+            changes.append(release)
         return max(0.0, min([poll] + [change - now for change in changes if change is not None]))
 
     # --- talking to OSDs ---------------------------------------------------------------------
@@ -210,11 +214,12 @@ class Module(MgrModule):
                 found[osd] = counters
         return found
 
-    def _carry_out(self, actions: List[OsdAction]) -> None:
+    def _carry_out(self, actions: List[OsdAction]) -> bool:
         """Holds and due releases go out together; each release is then kicked so the OSD applies
         its backlog even without client writes, and kicked again while BlueStore has not
         submitted what it held (up to MAX_KICKS). step() returns at most max_parallel_releases
-        releases, so at most that many OSDs apply a backlog at once."""
+        releases, so at most that many OSDs apply a backlog at once. Returns whether every OSD
+        took its hold or release."""
         settings = self._settings
         releasing = [a.osd for a in actions if not a.hold]
         before_kick = self._counters(releasing) if releasing else {}
@@ -254,6 +259,7 @@ class Module(MgrModule):
                     self._accounting.forget(osd)
         self.log.info("rails: held %s released %s kicks %s", sorted(holding), sorted(released),
                       [kicks[osd] for osd in sorted(released)])
+        return all(ret == 0 for ret, _, _ in outcomes.values())
 
     def _kick(self, osds: List[int], before: Dict[int, Counters]) -> Tuple[Dict[int, int], Dict[int, Counters]]:
         """Kicks each OSD until its counters show BlueStore submitted what it held before the

@@ -57,8 +57,7 @@ double SsdModel::seconds_per_reclaimed_byte() const {
   return u / (1 - u) / p_.gc_copy_bandwidth + 1 / p_.gc_erase_bandwidth;
 }
 
-void SsdModel::reclaim_while_idle(double now) {
-  const double idle_since = drained_at();
+void SsdModel::reclaim_while_idle(double now, double idle_since) {
   if (now <= idle_since || free_ >= p_.gc_target_free_bytes) return;
   free_ = std::min(p_.gc_target_free_bytes, free_ + (now - idle_since) / seconds_per_reclaimed_byte());
 }
@@ -91,20 +90,31 @@ void SsdModel::note_write_footprint(const IoRequest& req) {
 }
 
 IoResult SsdModel::submit(double now, const IoRequest& req) {
-  reclaim_while_idle(now);
+  // Every shard request comes through here. Before this request takes a unit only a GC event
+  // changes the units, so they are scanned again only if one ran.
+  const double drained = drained_at();
+  reclaim_while_idle(now, drained);
   auto unit = std::min_element(unit_free_.begin(), unit_free_.end());
   double start = std::max(now, *unit);
+  bool gc_ran = false;
 
-  if (p_.bg_gc_interval > 0 && free_ < p_.gc_target_free_bytes && drained_at() > now &&
-      start - last_gc_end_ >= p_.bg_gc_interval)
+  if (p_.bg_gc_interval > 0 && free_ < p_.gc_target_free_bytes && drained > now &&
+      start - last_gc_end_ >= p_.bg_gc_interval) {
     start = gc_event(start);
+    gc_ran = true;
+  }
   if (req.kind == IoKind::kWrite) {
     note_write_footprint(req);
     free_ -= req.bytes;
-    while (free_ < p_.gc_low_free_bytes) start = gc_event(start);
+    while (free_ < p_.gc_low_free_bytes) {
+      start = gc_event(start);
+      gc_ran = true;
+    }
   }
-  unit = std::min_element(unit_free_.begin(), unit_free_.end());
-  start = std::max(start, *unit);
+  if (gc_ran) {
+    unit = std::min_element(unit_free_.begin(), unit_free_.end());
+    start = std::max(start, *unit);
+  }
 
   const bool read = req.kind == IoKind::kRead;
   const double service = (read ? p_.read_latency : p_.write_latency) +

@@ -71,7 +71,8 @@ class SsdModel final : public Device {
 
  private:
   double seconds_per_reclaimed_byte() const;
-  void reclaim_while_idle(double now);
+  // idle_since: drained_at() as this request arrives.
+  void reclaim_while_idle(double now, double idle_since);
   // Blocks all units from the later of `at` and the in-flight work; returns when the block ends.
   double gc_event(double at);
   void note_write_footprint(const IoRequest& req);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Rails on a real local cluster, measured: where each OSD's data-device writes and shard reads
 fall in its schedule, with Rails on and off under the same mixed load; what Rails costs a writer;
-and whether acknowledged writes survive an OSD killed while it holds them.
+whether a write burst stays within the held-bytes budget without failing writes; and whether
+acknowledged writes survive an OSD killed while it holds them.
 
 Run by bench/rails/run.sh, which starts the cluster (`start.sh --loop-data`) and stops it; see
 bench/rails/README.md. Needs Debian's /usr/bin/python3 (python3-rados, python3-matplotlib).
@@ -12,6 +13,9 @@ Steps, in order, all on one cluster:
          active (on); per-OSD, per-second timelines and the in-phase shares.
   cost   the latency-recording writer for --cost-seconds on the Rails pool, module inactive then
          active: average, p99, max latency and throughput, and the on/off ratios.
+  burst  on the Rails pool, module active with a small mgr/rails/held_bytes_budget: writes with
+         many in flight; peak held bytes per OSD against the budget, which OSDs were slowed,
+         write throughput before and after the first slowing, and failed writes (must be none).
   crash  on the Rails pool: wait for a color to turn reader, write objects with known checksums,
          check its OSD holds them, SIGKILL it, restart it, wait for active+clean, read every
          object back and deep-scrub the pool.
@@ -226,6 +230,58 @@ class Run:
         """Started within NEAR_SWITCH_SECONDS after a switch, when releases apply their backlog."""
         return t - self.schedule.frame_start(self.schedule.frame(t)) < NEAR_SWITCH_SECONDS
 
+    # --- memory budget under a burst ------------------------------------------------------------
+
+    def burst(self) -> None:
+        """Writes as fast as --burst-in-flight allows for --burst-seconds with a small held-bytes
+        budget, sampling every OSD's held bytes (the module's figure, from BlueStore's counters)
+        once a second."""
+        budget = self.args.burst_budget_mib << 20
+        self.set_active(True)
+        self.ceph("config", "set", "mgr", "mgr/rails/held_bytes_budget", str(budget))
+        # The module reads held bytes every perf_seconds; at 1 s it notices the budget soonest.
+        self.ceph("config", "set", "mgr", "mgr/rails/perf_seconds", "1")
+        time.sleep(2)
+        ioctx = self.cluster.open_ioctx(RAILS_POOL)
+        result = {}
+        writer = threading.Thread(target=lambda: result.setdefault("ops", run_writes(
+            ioctx, self.args.burst_seconds, self.args.object_size, self.args.burst_in_flight, "burst")))
+        writer.start()
+        peak: Dict[int, int] = {}
+        slowed_at: Dict[int, float] = {}
+        while writer.is_alive():
+            status = json.loads(self.ceph("rails", "status", "-f", "json"))
+            for entry in status["osds"]:
+                if entry["held_bytes"] is not None:
+                    peak[entry["osd"]] = max(peak.get(entry["osd"], 0), entry["held_bytes"])
+                if entry["slowed"]:
+                    slowed_at.setdefault(entry["osd"], time.time())
+            time.sleep(1)
+        writer.join()
+        ioctx.close()
+        self.ceph("config", "rm", "mgr", "mgr/rails/held_bytes_budget")
+        self.ceph("config", "rm", "mgr", "mgr/rails/perf_seconds")
+        ops = result["ops"]
+        failed = sum(1 for op in ops if not op.ok)
+        first_slowed = min(slowed_at.values()) if slowed_at else None
+
+        def rate(chosen):
+            if len(chosen) < 2:
+                return float("nan")
+            span = chosen[-1].started + chosen[-1].latency - chosen[0].started
+            return len(chosen) * self.args.object_size / span / 1e6
+        before = [op for op in ops if first_slowed is None or op.started < first_slowed]
+        after = [op for op in ops if first_slowed is not None and op.started >= first_slowed]
+        peaks = ", ".join(f"osd.{osd} {value / (1 << 20):.1f}" for osd, value in sorted(peak.items()))
+        self.say(f"burst: {len(ops)} writes of {self.args.object_size} B, {self.args.burst_in_flight} in flight, "
+                 f"{self.args.burst_seconds} s, budget {self.args.burst_budget_mib} MiB per OSD; {failed} failed")
+        self.say(f"burst: peak held MiB per OSD (sampled each second): {peaks}; highest "
+                 f"{max(peak.values(), default=0) / budget:.2f}x the budget")
+        self.say(f"burst: OSDs slowed: {sorted(slowed_at) or 'none'}; write MB/s before the first slowing "
+                 f"{rate(before):.2f}, after {rate(after):.2f}")
+        if failed:
+            raise SystemExit(f"burst: {failed} writes failed")
+
     # --- crash while holding -------------------------------------------------------------------
 
     def deferred_counters(self, osd: int) -> Dict[str, int]:
@@ -339,10 +395,15 @@ def parse_args(argv):
     parser.add_argument("--threads", type=int, default=8, help="operations in flight per client (default 8)")
     parser.add_argument("--tick", type=float, default=0.25, help="seconds between counter readings (default 0.25)")
     parser.add_argument("--crash-objects", type=int, default=200, help="objects written before the kill")
+    parser.add_argument("--burst-seconds", type=int, default=30, help="length of the write burst (default 30)")
+    parser.add_argument("--burst-in-flight", type=int, default=32, help="writes in flight in the burst (default 32)")
+    parser.add_argument("--burst-budget-mib", type=int, default=32,
+                        help="mgr/rails/held_bytes_budget during the burst, MiB (default 32)")
     args = parser.parse_args(argv)
     for name, low, high in (("frame", 1, 600), ("mixed_seconds", 10, 3600), ("cost_seconds", 5, 3600),
                             ("fill_seconds", 5, 600), ("object_size", 4096, 1 << 20), ("threads", 1, 64),
-                            ("tick", 0.05, 5), ("crash_objects", 1, 100000)):
+                            ("tick", 0.05, 5), ("crash_objects", 1, 100000), ("burst_seconds", 5, 600),
+                            ("burst_in_flight", 1, 256), ("burst_budget_mib", 1, 1 << 20)):
         value = getattr(args, name)
         if not low <= value <= high:
             parser.error(f"--{name.replace('_', '-')} is {value}; accepted: {low}..{high}")
@@ -370,6 +431,7 @@ def main(argv):
         for label in ("off", "on"):
             f.write(label + "," + ",".join(f"{cost[label][k]:.3f}" if isinstance(cost[label][k], float)
                                            else str(cost[label][k]) for k in keys) + "\n")
+    run.burst()
     run.crash()
     writes_on, reads_on = run.mixed_shares["on"]
     verdict = writes_on >= TARGET_SHARE and reads_on >= TARGET_SHARE

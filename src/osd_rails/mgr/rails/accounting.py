@@ -75,11 +75,29 @@ def kick_applied(before_release: Counters, after_kick: Counters) -> bool:
     return after_kick.submitted_txcs + IN_TRANSIT_TXCS >= before_release.deferred_txcs
 
 
+# The budget is judged this many readings ahead at the current rate of growth: the next reading
+# is one perf_seconds away and can come late by a loop, and a burst starting between readings
+# makes the rate grow.
+BUDGET_LOOKAHEAD_READINGS = 2
+
+
 @dataclass
 class OsdHold:
     at_hold: Counters
     latest: Counters
-    slowed: bool = False  # its writers are being slowed because it reached the memory budget
+    latest_at: float              # when `latest` was read (time.time())
+    bytes_per_second: float = 0.0  # growth of held bytes between the last two readings
+    slowed: bool = False           # over the memory budget: writers slowed, new writes bypass the hold
+
+    def update(self, counters: Counters, now: float) -> None:
+        if now > self.latest_at:
+            growth = max(0, counters.queued_bytes - self.latest.queued_bytes)
+            self.bytes_per_second = growth / (now - self.latest_at)
+        self.latest, self.latest_at = counters, now
+
+    def projected_held_bytes(self, seconds: float) -> float:
+        """Held bytes in `seconds` if they keep growing as between the last two readings."""
+        return self.held_bytes() + self.bytes_per_second * seconds
 
     def held_writes(self) -> int:
         return max(0, self.latest.queued - self.at_hold.queued)
@@ -122,7 +140,7 @@ class HoldAccounting:
         self._past_overflows: Dict[int, str] = {}
         self._slow_backlogs: Dict[int, str] = {}
 
-    def hold_started(self, osd: int, counters: Counters) -> None:
+    def hold_started(self, osd: int, counters: Counters, now: float) -> None:
         """A new hold, with counters read once the OSD holds. Whatever its last release let
         BlueStore apply should be on the data device by now: its write phase is over."""
         release = self._releases.pop(osd, None)
@@ -135,12 +153,12 @@ class HoldAccounting:
                     "let BlueStore apply were not on the data device when its write phase ended")
             else:
                 self._slow_backlogs.pop(osd, None)
-        self._holds[osd] = OsdHold(counters, counters)
+        self._holds[osd] = OsdHold(counters, counters, now)
 
-    def observe(self, osd: int, counters: Counters) -> None:
+    def observe(self, osd: int, counters: Counters, now: float) -> None:
         hold = self._holds.get(osd)
         if hold is not None:
-            hold.latest = counters
+            hold.update(counters, now)
         release = self._releases.get(osd)
         if release is not None:
             release.latest = counters
@@ -178,9 +196,12 @@ class HoldAccounting:
     def last_release_applied(self, osd: int) -> Optional[int]:
         return self._last_release_applied.get(osd)
 
-    def to_slow(self, budget: int) -> List[int]:
-        """Held OSDs that have reached the memory budget and whose writers are not slowed yet."""
-        return sorted(osd for osd, hold in self._holds.items() if not hold.slowed and hold.held_bytes() >= budget)
+    def to_slow(self, budget: int, perf_seconds: float) -> List[int]:
+        """Held OSDs not slowed yet that will have reached the memory budget by the time the
+        counters are judged again (BUDGET_LOOKAHEAD_READINGS readings of perf_seconds ahead)."""
+        ahead = BUDGET_LOOKAHEAD_READINGS * perf_seconds
+        return sorted(osd for osd, hold in self._holds.items()
+                      if not hold.slowed and hold.projected_held_bytes(ahead) >= budget)
 
     def mark_slowed(self, osd: int) -> None:
         hold = self._holds.get(osd)
@@ -189,8 +210,8 @@ class HoldAccounting:
 
     def slowed(self, budget: int) -> Dict[int, str]:
         """osd -> why its writers are being slowed, for every held OSD that is."""
-        return {osd: f"osd.{osd} holds {hold.held_bytes()} bytes, budget {budget}: its writers are slowed "
-                     "until its release"
+        return {osd: f"osd.{osd} holds {hold.held_bytes()} bytes, budget {budget}: its writers are slowed and "
+                     "its new writes go to its data device until its release"
                 for osd, hold in sorted(self._holds.items()) if hold.slowed}
 
     def slow_backlogs(self) -> Dict[int, str]:

@@ -55,7 +55,8 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
     slowed = accounting.slowed(settings.held_bytes_budget)
     if slowed:
         checks["RAILS_WRITERS_SLOWED"] = _check(
-            f"{len(slowed)} held OSD(s) reached mgr/rails/held_bytes_budget; their writers are slowed",
+            f"{len(slowed)} held OSD(s) reached mgr/rails/held_bytes_budget; their writers are slowed and their "
+            "new writes reach their data devices in their read phase",
             list(slowed.values()))
     if clock_problems:
         checks["RAILS_CLOCK_SKEW"] = _check(

@@ -21,8 +21,8 @@ from .devices import device_problems
 from .health import health_checks
 from .pacing import effective_spread
 from .reads import MixedReads, pg_reads
-from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, release_args, slow_args,
-                       unslow_command, validate)
+from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, over_budget_args,
+                       release_args, unslow_command, validate)
 from .status import build_status, render_plain
 from .topology import Topology, build_topology
 
@@ -246,10 +246,11 @@ class Module(MgrModule):
         kicks, after = self._kick(released, before_kick)
         holding = [a.osd for a in actions if a.hold and outcomes[a.osd][0] == 0]
         after.update(self._counters(holding))
+        read_at = time.time()
         with self._lock:
             for osd in holding:
                 if osd in after:
-                    self._accounting.hold_started(osd, after[osd])
+                    self._accounting.hold_started(osd, after[osd], read_at)
                 else:
                     self._accounting.forget(osd)
             for osd in released:
@@ -291,18 +292,20 @@ class Module(MgrModule):
         if not watched:
             return
         counters = self._counters(watched)
+        read_at = time.time()
         with self._lock:
             for osd, value in counters.items():
-                self._accounting.observe(osd, value)
+                self._accounting.observe(osd, value, read_at)
 
     def _slow_writers_over_budget(self) -> None:
-        """Held OSDs at mgr/rails/held_bytes_budget get a tiny bluestore_throttle_bytes until
-        their release: their writers wait, none fails, and the hold stays."""
+        """Held OSDs about to reach mgr/rails/held_bytes_budget get over_budget_args() until their
+        release: their writers wait, none fails, new writes bypass the hold, and what is held
+        stays held."""
         with self._lock:
-            over = self._accounting.to_slow(self._settings.held_bytes_budget)
+            over = self._accounting.to_slow(self._settings.held_bytes_budget, self._settings.perf_seconds)
         if not over:
             return
-        outcomes = self._tell_many({osd: {"prefix": "injectargs", "injected_args": list(slow_args())}
+        outcomes = self._tell_many({osd: {"prefix": "injectargs", "injected_args": list(over_budget_args())}
                                     for osd in over})
         for osd, (ret, _, err) in outcomes.items():
             if ret != 0:
@@ -310,7 +313,8 @@ class Module(MgrModule):
                 continue
             with self._lock:
                 self._accounting.mark_slowed(osd)
-            self.log.warning("rails: osd.%d reached the held-bytes budget; slowing its writers", osd)
+            self.log.warning("rails: osd.%d is about to reach the held-bytes budget; slowing its writers, "
+                             "its new writes bypass the hold", osd)
 
     def _count_mixed_reads(self) -> None:
         pgs = pg_reads(self.get("pg_stats"))

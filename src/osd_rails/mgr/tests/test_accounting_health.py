@@ -45,8 +45,8 @@ def test_a_kick_applied_when_everything_deferred_before_it_was_submitted():
 
 def test_held_writes_grow_with_queued_writes_and_a_release_counts_what_was_applied():
     accounting = HoldAccounting()
-    accounting.hold_started(2, counters(100, 50))
-    accounting.observe(2, counters(1600, 50))
+    accounting.hold_started(2, counters(100, 50), now=0.0)
+    accounting.observe(2, counters(1600, 50), now=0.0)
     assert accounting.hold(2).held_writes() == 1500
     assert accounting.overflowing(limit=2000) == {}
     accounting.released(2, counters(1600, 50), counters(1601, 1400), limit=2000)
@@ -57,21 +57,21 @@ def test_held_writes_grow_with_queued_writes_and_a_release_counts_what_was_appli
 
 def test_an_overflow_seen_only_at_release_stays_reported_until_a_clean_hold():
     accounting = HoldAccounting()
-    accounting.hold_started(1, counters(0, 0))
+    accounting.hold_started(1, counters(0, 0), now=0.0)
     accounting.released(1, before_kick=counters(1800, 1400), after_kick=counters(1801, 1700), limit=801)
     assert accounting.overflowing(limit=801) == {
         1: "osd.1 applied 1400 deferred ops while held (BlueStore flushed the hold by itself) (last hold)"}
-    accounting.hold_started(1, counters(1801, 1700))
+    accounting.hold_started(1, counters(1801, 1700), now=0.0)
     accounting.released(1, before_kick=counters(1900, 1700), after_kick=counters(1901, 1800), limit=801)
     assert accounting.overflowing(limit=801) == {}
 
 
 def test_a_hold_overflows_at_the_limit_or_when_bluestore_applies_by_itself():
     accounting = HoldAccounting()
-    accounting.hold_started(0, counters(0, 0))
-    accounting.hold_started(1, counters(0, 0))
-    accounting.observe(0, counters(500, 0))
-    accounting.observe(1, counters(10, 3))
+    accounting.hold_started(0, counters(0, 0), now=0.0)
+    accounting.hold_started(1, counters(0, 0), now=0.0)
+    accounting.observe(0, counters(500, 0), now=0.0)
+    accounting.observe(1, counters(10, 3), now=0.0)
     found = accounting.overflowing(limit=500)
     assert sorted(found) == [0, 1]
     assert "500 writes" in found[0] and "applied 3 deferred ops while held" in found[1]
@@ -92,8 +92,8 @@ def test_each_problem_raises_its_own_check():
                 "bad": rails_profile(list(FOUR_COLORS), rails_frame="-1")}
     topo = _topology(osds=(0, 1, 2, 3, 9), profiles=profiles, pools={"pa": "a", "pb": "b", "pbad": "bad"})
     accounting = HoldAccounting()
-    accounting.hold_started(0, counters(0, 0))
-    accounting.observe(0, counters(70000, 0))
+    accounting.hold_started(0, counters(0, 0), now=0.0)
+    accounting.observe(0, counters(70000, 0), now=0.0)
     checks = health_checks(topo, accounting, Settings(), SettingError("poll_seconds", "mgr/rails/poll_seconds is 9"),
                            {3: "hold: timed out (-110)"}, {2: "osd.2 has no dedicated WAL device"})
     assert sorted(checks) == ["RAILS_BAD_SETTING", "RAILS_HOLD_OVERFLOW", "RAILS_OSD_COMMAND_FAILED",
@@ -108,8 +108,8 @@ def test_each_problem_raises_its_own_check():
 
 def test_status_shows_phases_next_switch_and_held_state():
     accounting = HoldAccounting()
-    accounting.hold_started(0, counters(10, 0))
-    accounting.observe(0, counters(25, 0))
+    accounting.hold_started(0, counters(10, 0), now=0.0)
+    accounting.observe(0, counters(25, 0), now=0.0)
     states = {0: OsdState(True, 0.5), 2: OsdState(False, 0.5)}
     status = build_status(_topology(), states, accounting, Settings(), now=5.5)
     pool = status["pools"][0]
@@ -134,28 +134,28 @@ def test_status_without_rails_pools_says_so():
 
 def test_a_release_whose_backlog_is_on_the_device_by_the_next_hold_is_not_slow():
     accounting = HoldAccounting()
-    accounting.hold_started(3, counters(0, 0, deferred=100, submitted=100, on_device=100))
+    accounting.hold_started(3, counters(0, 0, deferred=100, submitted=100, on_device=100), now=0.0)
     before = counters(0, 0, deferred=1600, submitted=100, on_device=100)
     accounting.released(3, before, counters(0, 0, deferred=1601, submitted=1601, on_device=900), limit=65535)
     release = accounting.release(3)
     assert (release.backlog_txcs(), release.remaining_txcs(), release.submitted()) == (1500, 700, True)
     assert accounting.draining() == [3]
-    accounting.observe(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1600))
+    accounting.observe(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1600), now=0.0)
     assert accounting.draining() == []
-    accounting.hold_started(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1600))
+    accounting.hold_started(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1600), now=0.0)
     assert accounting.slow_backlogs() == {} and accounting.release(3) is None
 
 
 def test_a_backlog_still_unapplied_when_the_next_hold_starts_is_slow_until_a_release_drains():
     accounting = HoldAccounting()
-    accounting.hold_started(3, counters(0, 0))
+    accounting.hold_started(3, counters(0, 0), now=0.0)
     accounting.released(3, counters(0, 0, deferred=1600), counters(0, 0, deferred=1600, submitted=1600), 65535)
-    accounting.hold_started(3, counters(0, 0, deferred=1600, submitted=1600, on_device=1000))
+    accounting.hold_started(3, counters(0, 0, deferred=1600, submitted=1600, on_device=1000), now=0.0)
     assert accounting.slow_backlogs() == {3: "osd.3: 600 of the 1600 deferred transactions its last release let "
                                              "BlueStore apply were not on the data device when its write phase ended"}
     accounting.released(3, counters(0, 0, deferred=1700, on_device=1600),
                         counters(0, 0, deferred=1700, submitted=1700, on_device=1700), 65535)
-    accounting.hold_started(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1700))
+    accounting.hold_started(3, counters(0, 0, deferred=1700, submitted=1700, on_device=1700), now=0.0)
     assert accounting.slow_backlogs() == {}
 
 
@@ -165,35 +165,56 @@ def test_a_release_bluestore_did_not_submit_is_a_failed_kick_until_it_is_seen_su
                         counters(0, 0, deferred=501, submitted=20), limit=65535, kicks=3)
     assert accounting.failed_kicks() == {2: "osd.2: 480 held deferred transactions, 480 still not submitted "
                                             "after 3 kick(s) (osd bench)"}
-    accounting.observe(2, counters(0, 0, deferred=501, submitted=501))
+    accounting.observe(2, counters(0, 0, deferred=501, submitted=501), now=0.0)
     assert accounting.failed_kicks() == {}
 
 
 def test_a_hold_reaching_the_budget_is_slowed_once_and_no_longer_after_its_release():
     accounting = HoldAccounting()
-    accounting.hold_started(1, counters(0, 0, queued_bytes=1000))
-    accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4095))
-    assert accounting.to_slow(budget=4096) == []
-    accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4096))
+    accounting.hold_started(1, counters(0, 0, queued_bytes=1000), now=0.0)
+    accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4095), now=0.0)
+    assert accounting.to_slow(budget=4096, perf_seconds=1.0) == []
+    accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4096), now=0.0)
     assert accounting.hold(1).held_bytes() == 4096
-    assert accounting.to_slow(budget=4096) == [1]
+    assert accounting.to_slow(budget=4096, perf_seconds=1.0) == [1]
     accounting.mark_slowed(1)
-    assert accounting.to_slow(budget=4096) == []
-    assert accounting.slowed(4096) == {1: "osd.1 holds 4096 bytes, budget 4096: its writers are slowed until its release"}
+    assert accounting.to_slow(budget=4096, perf_seconds=1.0) == []
+    assert accounting.slowed(4096) == {1: "osd.1 holds 4096 bytes, budget 4096: its writers are slowed and its new "
+                                          "writes go to its data device until its release"}
     accounting.released(1, counters(0, 0), counters(0, 0), limit=65535)
     assert accounting.slowed(4096) == {}
     accounting.mark_slowed(1)
     assert accounting.slowed(4096) == {}
 
 
+def test_a_hold_is_slowed_before_the_budget_when_it_grows_fast_enough_to_pass_it_before_the_next_readings():
+    accounting = HoldAccounting()
+    accounting.hold_started(1, counters(0, 0, queued_bytes=0), now=100.0)
+    # 10 MiB in 2 s: 5 MiB/s, judged 2 readings of 1 s ahead, so 10 MiB more by then.
+    accounting.observe(1, counters(0, 0, queued_bytes=10 << 20), now=102.0)
+    assert accounting.hold(1).bytes_per_second == 5 << 20
+    assert accounting.to_slow(budget=(20 << 20) + 1, perf_seconds=1.0) == []
+    assert accounting.to_slow(budget=20 << 20, perf_seconds=1.0) == [1]
+    # At 5 s between readings the same rate is 50 MiB ahead.
+    assert accounting.to_slow(budget=60 << 20, perf_seconds=5.0) == [1]
+    # The rate is the last interval's: a hold that stopped growing is judged by what it holds.
+    accounting.observe(1, counters(0, 0, queued_bytes=10 << 20), now=103.0)
+    assert accounting.hold(1).bytes_per_second == 0
+    assert accounting.to_slow(budget=(10 << 20) + 1, perf_seconds=5.0) == []
+    # Two readings at one instant leave the rate as it was.
+    accounting.observe(1, counters(0, 0, queued_bytes=11 << 20), now=104.0)
+    accounting.observe(1, counters(0, 0, queued_bytes=12 << 20), now=104.0)
+    assert accounting.hold(1).bytes_per_second == 1 << 20
+
+
 def test_new_problems_raise_their_checks():
     accounting = HoldAccounting()
-    accounting.hold_started(0, counters(0, 0))
+    accounting.hold_started(0, counters(0, 0), now=0.0)
     accounting.mark_slowed(0)
     accounting.released(1, counters(0, 0, deferred=900), counters(0, 0, deferred=900), limit=65535)
-    accounting.hold_started(2, counters(0, 0))
+    accounting.hold_started(2, counters(0, 0), now=0.0)
     accounting.released(2, counters(0, 0, deferred=50), counters(0, 0, deferred=50, submitted=50), limit=65535)
-    accounting.hold_started(2, counters(0, 0, deferred=50, submitted=50, on_device=0))
+    accounting.hold_started(2, counters(0, 0, deferred=50, submitted=50, on_device=0), now=0.0)
     mixing = {"rpool": [f"2.{i}" for i in range(12)]}
     checks = health_checks(_topology(), accounting, Settings(), None, {}, {},
                            clock_problems=["mon.b is 0.400 s off the leader monitor"], mixing=mixing,
@@ -211,8 +232,8 @@ def test_new_problems_raise_their_checks():
 def test_status_shows_budget_slowing_releases_and_mixed_reads():
     from rails.reads import MixedReads, PgReads
     accounting = HoldAccounting()
-    accounting.hold_started(0, counters(0, 0, queued_bytes=0, deferred=10, submitted=10, on_device=10))
-    accounting.observe(0, counters(0, 0, queued_bytes=3 << 20, deferred=780, submitted=10, on_device=10))
+    accounting.hold_started(0, counters(0, 0, queued_bytes=0, deferred=10, submitted=10, on_device=10), now=0.0)
+    accounting.observe(0, counters(0, 0, queued_bytes=3 << 20, deferred=780, submitted=10, on_device=10), now=0.0)
     accounting.mark_slowed(0)
     accounting.released(3, counters(0, 10, deferred=400), counters(0, 300, deferred=400, submitted=400,
                                                                      on_device=400), limit=65535, kicks=2)

@@ -1,4 +1,4 @@
-from rails.settings import (BATCH_OPS_MAX, Settings, SettingError, hold_args, release_args, slow_args,
+from rails.settings import (BATCH_OPS_MAX, Settings, SettingError, hold_args, over_budget_args, release_args,
                             unslow_command, validate)
 
 
@@ -52,8 +52,8 @@ def test_hold_and_release_are_the_measured_bluestore_settings():
     assert release_args() == ("--bluestore_deferred_batch_ops=1",)
 
 
-def test_slowing_serializes_bluestore_transactions_and_a_release_undoes_it():
-    assert slow_args() == ("--bluestore_throttle_bytes=1",)
+def test_over_budget_serializes_transactions_and_bypasses_the_hold_and_a_release_undoes_the_throttle():
+    assert over_budget_args() == ("--bluestore_throttle_bytes=1", "--bluestore_prefer_deferred_size=1")
     assert unslow_command() == {"prefix": "config unset", "var": "bluestore_throttle_bytes"}
 
 

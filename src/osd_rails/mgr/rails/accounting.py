@@ -75,9 +75,9 @@ def kick_applied(before_release: Counters, after_kick: Counters) -> bool:
     return after_kick.submitted_txcs + IN_TRANSIT_TXCS >= before_release.deferred_txcs
 
 
-# The budget is judged this many readings ahead at the current rate of growth: the next reading
-# is one perf_seconds away and can come late by a loop, and a burst starting between readings
-# makes the rate grow.
+# The memory budget and BlueStore's op limit are judged this many readings ahead at the current
+# rate of growth: the next reading is one perf_seconds away and can come late by a loop, and a
+# burst starting between readings makes the rate grow.
 BUDGET_LOOKAHEAD_READINGS = 2
 
 
@@ -87,17 +87,21 @@ class OsdHold:
     latest: Counters
     latest_at: float              # when `latest` was read (time.time())
     bytes_per_second: float = 0.0  # growth of held bytes between the last two readings
-    slowed: bool = False           # over the memory budget: writers slowed, new writes bypass the hold
+    writes_per_second: float = 0.0  # growth of held writes between the last two readings
+    slowed: bool = False           # near a limit: writers slowed, new writes bypass the hold
 
     def update(self, counters: Counters, now: float) -> None:
         if now > self.latest_at:
-            growth = max(0, counters.queued_bytes - self.latest.queued_bytes)
-            self.bytes_per_second = growth / (now - self.latest_at)
+            elapsed = now - self.latest_at
+            self.bytes_per_second = max(0, counters.queued_bytes - self.latest.queued_bytes) / elapsed
+            self.writes_per_second = max(0, counters.queued - self.latest.queued) / elapsed
         self.latest, self.latest_at = counters, now
 
-    def projected_held_bytes(self, seconds: float) -> float:
-        """Held bytes in `seconds` if they keep growing as between the last two readings."""
-        return self.held_bytes() + self.bytes_per_second * seconds
+    def reaches(self, budget: int, op_limit: int, seconds: float) -> bool:
+        """Whether, growing as between the last two readings, it holds `budget` bytes or
+        `op_limit` writes within `seconds`."""
+        return (self.held_bytes() + self.bytes_per_second * seconds >= budget
+                or self.held_writes() + self.writes_per_second * seconds >= op_limit)
 
     def held_writes(self) -> int:
         return max(0, self.latest.queued - self.at_hold.queued)
@@ -196,22 +200,24 @@ class HoldAccounting:
     def last_release_applied(self, osd: int) -> Optional[int]:
         return self._last_release_applied.get(osd)
 
-    def to_slow(self, budget: int, perf_seconds: float) -> List[int]:
-        """Held OSDs not slowed yet that will have reached the memory budget by the time the
-        counters are judged again (BUDGET_LOOKAHEAD_READINGS readings of perf_seconds ahead)."""
+    def to_slow(self, budget: int, op_limit: int, perf_seconds: float) -> List[int]:
+        """Held OSDs not slowed yet that will have reached the memory budget or the writes
+        BlueStore keeps back by the time the counters are judged again
+        (BUDGET_LOOKAHEAD_READINGS readings of perf_seconds ahead)."""
         ahead = BUDGET_LOOKAHEAD_READINGS * perf_seconds
         return sorted(osd for osd, hold in self._holds.items()
-                      if not hold.slowed and hold.projected_held_bytes(ahead) >= budget)
+                      if not hold.slowed and hold.reaches(budget, op_limit, ahead))
 
     def mark_slowed(self, osd: int) -> None:
         hold = self._holds.get(osd)
         if hold is not None:
             hold.slowed = True
 
-    def slowed(self, budget: int) -> Dict[int, str]:
+    def slowed(self, budget: int, op_limit: int) -> Dict[int, str]:
         """osd -> why its writers are being slowed, for every held OSD that is."""
-        return {osd: f"osd.{osd} holds {hold.held_bytes()} bytes, budget {budget}: its writers are slowed and "
-                     "its new writes go to its data device until its release"
+        return {osd: f"osd.{osd} holds {hold.held_bytes()} bytes (budget {budget}) and {hold.held_writes()} writes "
+                     f"(limit {op_limit}): its writers are slowed and its new writes go to its data device until "
+                     "its release"
                 for osd, hold in sorted(self._holds.items()) if hold.slowed}
 
     def slow_backlogs(self) -> Dict[int, str]:

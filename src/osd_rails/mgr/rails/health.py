@@ -52,11 +52,11 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
     if slow:
         checks["RAILS_BACKLOG_SLOW"] = _check(
             f"{len(slow)} OSD(s) did not apply their released backlog within their write phase", list(slow.values()))
-    slowed = accounting.slowed(settings.held_bytes_budget)
+    slowed = accounting.slowed(settings.held_bytes_budget, settings.held_op_limit())
     if slowed:
         checks["RAILS_WRITERS_SLOWED"] = _check(
-            f"{len(slowed)} held OSD(s) reached mgr/rails/held_bytes_budget; their writers are slowed and their "
-            "new writes reach their data devices in their read phase",
+            f"{len(slowed)} held OSD(s) neared mgr/rails/held_bytes_budget or the writes BlueStore keeps back; "
+            "their writers are slowed and their new writes reach their data devices in their read phase",
             list(slowed.values()))
     if clock_problems:
         checks["RAILS_CLOCK_SKEW"] = _check(

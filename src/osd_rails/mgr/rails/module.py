@@ -298,11 +298,13 @@ class Module(MgrModule):
                 self._accounting.observe(osd, value, read_at)
 
     def _slow_writers_over_budget(self) -> None:
-        """Held OSDs about to reach mgr/rails/held_bytes_budget get over_budget_args() until their
-        release: their writers wait, none fails, new writes bypass the hold, and what is held
-        stays held."""
+        """Held OSDs about to reach mgr/rails/held_bytes_budget, or the writes BlueStore keeps back
+        before it applies a hold by itself, get over_budget_args() until their release: their
+        writers wait, none fails, new writes bypass the hold, and what is held stays held."""
         with self._lock:
-            over = self._accounting.to_slow(self._settings.held_bytes_budget, self._settings.perf_seconds)
+            settings = self._settings
+            over = self._accounting.to_slow(settings.held_bytes_budget, settings.held_op_limit(),
+                                            settings.perf_seconds)
         if not over:
             return
         outcomes = self._tell_many({osd: {"prefix": "injectargs", "injected_args": list(over_budget_args())}
@@ -313,8 +315,8 @@ class Module(MgrModule):
                 continue
             with self._lock:
                 self._accounting.mark_slowed(osd)
-            self.log.warning("rails: osd.%d is about to reach the held-bytes budget; slowing its writers, "
-                             "its new writes bypass the hold", osd)
+            self.log.warning("rails: osd.%d is about to reach the held-bytes budget or op limit; slowing its "
+                             "writers, its new writes bypass the hold", osd)
 
     def _count_mixed_reads(self) -> None:
         pgs = pg_reads(self.get("pg_stats"))

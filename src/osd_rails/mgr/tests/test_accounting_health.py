@@ -169,22 +169,26 @@ def test_a_release_bluestore_did_not_submit_is_a_failed_kick_until_it_is_seen_su
     assert accounting.failed_kicks() == {}
 
 
+NO_OP_LIMIT = 1 << 40
+
+
 def test_a_hold_reaching_the_budget_is_slowed_once_and_no_longer_after_its_release():
     accounting = HoldAccounting()
     accounting.hold_started(1, counters(0, 0, queued_bytes=1000), now=0.0)
     accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4095), now=0.0)
-    assert accounting.to_slow(budget=4096, perf_seconds=1.0) == []
-    accounting.observe(1, counters(0, 0, queued_bytes=1000 + 4096), now=0.0)
+    assert accounting.to_slow(budget=4096, op_limit=NO_OP_LIMIT, perf_seconds=1.0) == []
+    accounting.observe(1, counters(3, 0, queued_bytes=1000 + 4096), now=0.0)
     assert accounting.hold(1).held_bytes() == 4096
-    assert accounting.to_slow(budget=4096, perf_seconds=1.0) == [1]
+    assert accounting.to_slow(budget=4096, op_limit=NO_OP_LIMIT, perf_seconds=1.0) == [1]
     accounting.mark_slowed(1)
-    assert accounting.to_slow(budget=4096, perf_seconds=1.0) == []
-    assert accounting.slowed(4096) == {1: "osd.1 holds 4096 bytes, budget 4096: its writers are slowed and its new "
-                                          "writes go to its data device until its release"}
+    assert accounting.to_slow(budget=4096, op_limit=NO_OP_LIMIT, perf_seconds=1.0) == []
+    assert accounting.slowed(4096, 65535) == {1: "osd.1 holds 4096 bytes (budget 4096) and 3 writes (limit 65535): "
+                                                 "its writers are slowed and its new writes go to its data device "
+                                                 "until its release"}
     accounting.released(1, counters(0, 0), counters(0, 0), limit=65535)
-    assert accounting.slowed(4096) == {}
+    assert accounting.slowed(4096, 65535) == {}
     accounting.mark_slowed(1)
-    assert accounting.slowed(4096) == {}
+    assert accounting.slowed(4096, 65535) == {}
 
 
 def test_a_hold_is_slowed_before_the_budget_when_it_grows_fast_enough_to_pass_it_before_the_next_readings():
@@ -193,18 +197,29 @@ def test_a_hold_is_slowed_before_the_budget_when_it_grows_fast_enough_to_pass_it
     # 10 MiB in 2 s: 5 MiB/s, judged 2 readings of 1 s ahead, so 10 MiB more by then.
     accounting.observe(1, counters(0, 0, queued_bytes=10 << 20), now=102.0)
     assert accounting.hold(1).bytes_per_second == 5 << 20
-    assert accounting.to_slow(budget=(20 << 20) + 1, perf_seconds=1.0) == []
-    assert accounting.to_slow(budget=20 << 20, perf_seconds=1.0) == [1]
+    assert accounting.to_slow(budget=(20 << 20) + 1, op_limit=NO_OP_LIMIT, perf_seconds=1.0) == []
+    assert accounting.to_slow(budget=20 << 20, op_limit=NO_OP_LIMIT, perf_seconds=1.0) == [1]
     # At 5 s between readings the same rate is 50 MiB ahead.
-    assert accounting.to_slow(budget=60 << 20, perf_seconds=5.0) == [1]
+    assert accounting.to_slow(budget=60 << 20, op_limit=NO_OP_LIMIT, perf_seconds=5.0) == [1]
     # The rate is the last interval's: a hold that stopped growing is judged by what it holds.
     accounting.observe(1, counters(0, 0, queued_bytes=10 << 20), now=103.0)
     assert accounting.hold(1).bytes_per_second == 0
-    assert accounting.to_slow(budget=(10 << 20) + 1, perf_seconds=5.0) == []
+    assert accounting.to_slow(budget=(10 << 20) + 1, op_limit=NO_OP_LIMIT, perf_seconds=5.0) == []
     # Two readings at one instant leave the rate as it was.
     accounting.observe(1, counters(0, 0, queued_bytes=11 << 20), now=104.0)
     accounting.observe(1, counters(0, 0, queued_bytes=12 << 20), now=104.0)
     assert accounting.hold(1).bytes_per_second == 1 << 20
+
+
+def test_a_hold_is_slowed_before_it_reaches_the_writes_bluestore_keeps_back():
+    accounting = HoldAccounting()
+    accounting.hold_started(2, counters(1000, 0), now=0.0)
+    # 40,000 writes in 8 s: 5,000/s, so 10,000 more within two readings of 1 s.
+    accounting.observe(2, counters(41000, 0), now=8.0)
+    assert accounting.hold(2).writes_per_second == 5000
+    assert accounting.to_slow(budget=1 << 40, op_limit=50001, perf_seconds=1.0) == []
+    assert accounting.to_slow(budget=1 << 40, op_limit=50000, perf_seconds=1.0) == [2]
+    assert accounting.overflowing(limit=50000) == {}
 
 
 def test_new_problems_raise_their_checks():

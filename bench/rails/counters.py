@@ -5,7 +5,9 @@ phase changes.
 * bytes written to and read from the OSD's data device: /sys/block/loopN/stat of the loop
   device behind it (the kernel's count of what reached that device, apart from WAL and DB);
 * shard reads the OSD served: BlueStore's `read_lat` average count (one per object read BlueStore
-  answers, cached or not), from `perf dump bluestore` over librados.
+  answers, cached or not), from `perf dump bluestore` over librados;
+* bytes put on BlueStore's deferred path (`bluestore_write_deferred_bytes`, same dump), whose
+  growth over a hold is what the OSD holds.
 """
 import json
 import os
@@ -38,13 +40,33 @@ def device_bytes(stat_path: str) -> Dict[str, int]:
             "device_write_bytes": int(fields[6]) * SECTOR_BYTES}
 
 
-def shard_reads(cluster, osd: int) -> Tuple[int, float]:
-    """(shard reads so far, when the answer arrived)."""
+def _bluestore_perf(cluster, osd: int) -> dict:
     command = json.dumps({"prefix": "perf dump", "logger": "bluestore", "format": "json"})
     ret, out, err = cluster.osd_command(osd, command, b"", timeout=10)
     if ret != 0:
         raise RuntimeError(f"osd.{osd} perf dump failed ({ret}): {err}")
-    return json.loads(out)["bluestore"]["read_lat"]["avgcount"], time.time()
+    return json.loads(out)["bluestore"]
+
+
+def shard_reads(cluster, osd: int) -> Tuple[int, float]:
+    """(shard reads so far, when the answer arrived)."""
+    return _bluestore_perf(cluster, osd)["read_lat"]["avgcount"], time.time()
+
+
+def record_deferred_bytes(cluster, osds: List[int], tick: float, stop: threading.Event) -> Dict[int, List[Reading]]:
+    """Every OSD's bluestore_write_deferred_bytes every `tick` seconds until `stop` is set, each
+    reading filed under the middle of its round trip."""
+    readings: Dict[int, List[Reading]] = {osd: [] for osd in osds}
+    with ThreadPoolExecutor(max_workers=len(osds)) as pool:
+        while not stop.is_set():
+            began = time.time()
+
+            def read(osd):
+                return _bluestore_perf(cluster, osd)["bluestore_write_deferred_bytes"], time.time()
+            for osd, (value, ended) in zip(osds, pool.map(read, osds)):
+                readings[osd].append(Reading((began + ended) / 2, value))
+            stop.wait(max(0.0, began + tick - time.time()))
+    return readings
 
 
 class Recorder:

@@ -7,15 +7,16 @@ acknowledged writes survive an OSD killed while it holds them.
 Run by bench/rails/run.sh, which starts the cluster (`start.sh --loop-data`) and stops it; see
 bench/rails/README.md. Needs Debian's /usr/bin/python3 (python3-rados, python3-matplotlib).
 
-Steps, in order, all on one cluster:
+Steps, in this order, all on one cluster (--steps picks some; set-up always runs):
   mixed  `rados bench write` and `rados bench rand` together for --mixed-seconds, first on a pool
          without colors with the rails module inactive (off), then on the Rails pool with it
          active (on); per-OSD, per-second timelines and the in-phase shares.
   cost   the latency-recording writer for --cost-seconds on the Rails pool, module inactive then
          active: average, p99, max latency and throughput, and the on/off ratios.
-  burst  on the Rails pool, module active with a small mgr/rails/held_bytes_budget: writes with
-         many in flight; peak held bytes per OSD against the budget, which OSDs were slowed,
-         write throughput before and after the first slowing, and failed writes (must be none).
+  burst  on the Rails pool, module active: writes with many in flight, with the default budget
+         and then with a small mgr/rails/held_bytes_budget; each OSD's peak held bytes (must stay
+         within the budget), which OSDs were slowed, the throughput and p99 ratios, and failed
+         writes (must be none).
   crash  on the Rails pool: wait for a color to turn reader, write objects with known checksums,
          check its OSD holds them, SIGKILL it, restart it, wait for active+clean, read every
          object back and deep-scrub the pool.
@@ -37,9 +38,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 
-from counters import COUNTERS, Recorder, data_device_stat_path, device_bytes  # noqa: E402
+from counters import COUNTERS, Recorder, data_device_stat_path, device_bytes, record_deferred_bytes  # noqa: E402
 from latency_client import percentile, run_writes  # noqa: E402
-from phase_accounting import PHASES, add, attribute, phase_of, share  # noqa: E402
+from phase_accounting import PHASES, add, attribute, peak_held, phase_of, share  # noqa: E402
 from rails_schedule import Schedule, ScheduleParams  # noqa: E402
 
 RAILS_POOL = "railspool"
@@ -51,6 +52,7 @@ TARGET_SHARE = 0.99
 COST_P99_LIMIT = 2.0
 COST_THROUGHPUT_FLOOR = 0.8
 NEAR_SWITCH_SECONDS = 1.0
+STEPS = ("mixed", "cost", "burst", "crash")
 
 
 class Run:
@@ -64,6 +66,11 @@ class Run:
     def say(self, line: str) -> None:
         print(line, flush=True)
         self.lines.append(line)
+
+    def say_load(self, when: str) -> None:
+        """Everything here shares the machine's cores; the load says what else did."""
+        one, five, _ = os.getloadavg()
+        self.say(f"machine at the {when}: {os.cpu_count()} cores, load average {one:.2f} (1 min), {five:.2f} (5 min)")
 
     def ceph(self, *words: str, timeout: float = 60) -> str:
         done = subprocess.run(["ceph", *words], env=self.env, capture_output=True, text=True, timeout=timeout)
@@ -101,6 +108,7 @@ class Run:
                                                 guard_seconds=pool["guard_seconds"]))
         self.color_of: Dict[int, int] = {osd: color["color"] for color in pool["colors"] for osd in color["osds"]}
         params = pool
+        self.say_load("start")
         self.say(f"cluster: {K + M} OSDs, pools {RAILS_POOL} (colors) and {PLAIN_POOL} (none), erails k={K} m={M}, "
                  f"{PG_COUNT} PGs each; schedule frame {params['frame_seconds']} s, readers {params['readers']}, "
                  f"guard {params['guard_seconds']} s; OSD colors {self.color_of}")
@@ -233,54 +241,71 @@ class Run:
     # --- memory budget under a burst ------------------------------------------------------------
 
     def burst(self) -> None:
-        """Writes as fast as --burst-in-flight allows for --burst-seconds with a small held-bytes
-        budget, sampling every OSD's held bytes (the module's figure, from BlueStore's counters)
-        once a second."""
-        budget = self.args.burst_budget_mib << 20
-        self.set_active(True)
-        self.ceph("config", "set", "mgr", "mgr/rails/held_bytes_budget", str(budget))
+        """The same write burst twice on the Rails pool, module active: first with the default
+        budget (not reached), then with --burst-budget-mib. Every OSD's deferred-write bytes are
+        read every --tick seconds, independently of the module, and each hold's peak is the most
+        they grew within it; `ceph rails status` is read once a second for which OSDs the module
+        slowed. What slowing did is the second burst's throughput next to the first's."""
         # The module reads held bytes every perf_seconds; at 1 s it notices the budget soonest.
+        self.set_active(True)
         self.ceph("config", "set", "mgr", "mgr/rails/perf_seconds", "1")
+        budget = self.args.burst_budget_mib << 20
+        unbounded = self.one_burst("default budget", None)
+        bounded = self.one_burst(f"budget {self.args.burst_budget_mib} MiB", budget)
+        self.ceph("config", "rm", "mgr", "mgr/rails/perf_seconds")
+        peak = max(bounded["peaks"].values(), default=0)
+        self.say(f"burst: with the budget, the highest hold peaked at {peak / budget:.2f}x the budget "
+                 f"(without it {max(unbounded['peaks'].values(), default=0) / budget:.2f}x); write throughput "
+                 f"{bounded['mb_s'] / unbounded['mb_s']:.2f}x and p99 latency "
+                 f"{bounded['p99_ms'] / unbounded['p99_ms']:.2f}x the burst without it")
+        problems = []
+        if unbounded["failed"] + bounded["failed"]:
+            problems.append(f"{unbounded['failed'] + bounded['failed']} writes failed")
+        if not bounded["slowed"]:
+            problems.append("no OSD reached the budget, so the burst shows nothing (raise --burst-in-flight or "
+                            "--burst-seconds, or lower --burst-budget-mib)")
+        if peak > budget:
+            problems.append(f"a hold passed the budget ({peak} > {budget} bytes)")
+        if problems:
+            raise SystemExit("burst: " + "; ".join(problems))
+
+    def one_burst(self, label: str, budget) -> dict:
+        if budget is not None:
+            self.ceph("config", "set", "mgr", "mgr/rails/held_bytes_budget", str(budget))
         time.sleep(2)
         ioctx = self.cluster.open_ioctx(RAILS_POOL)
         result = {}
         writer = threading.Thread(target=lambda: result.setdefault("ops", run_writes(
             ioctx, self.args.burst_seconds, self.args.object_size, self.args.burst_in_flight, "burst")))
+        stop = threading.Event()
+        sampler = threading.Thread(target=lambda: result.setdefault("deferred", record_deferred_bytes(
+            self.cluster, sorted(self.color_of), self.args.tick, stop)))
+        sampler.start()
         writer.start()
-        peak: Dict[int, int] = {}
-        slowed_at: Dict[int, float] = {}
+        slowed = set()
         while writer.is_alive():
             status = json.loads(self.ceph("rails", "status", "-f", "json"))
-            for entry in status["osds"]:
-                if entry["held_bytes"] is not None:
-                    peak[entry["osd"]] = max(peak.get(entry["osd"], 0), entry["held_bytes"])
-                if entry["slowed"]:
-                    slowed_at.setdefault(entry["osd"], time.time())
+            slowed.update(entry["osd"] for entry in status["osds"] if entry["slowed"])
             time.sleep(1)
         writer.join()
+        stop.set()
+        sampler.join()
         ioctx.close()
-        self.ceph("config", "rm", "mgr", "mgr/rails/held_bytes_budget")
-        self.ceph("config", "rm", "mgr", "mgr/rails/perf_seconds")
+        if budget is not None:
+            self.ceph("config", "rm", "mgr", "mgr/rails/held_bytes_budget")
         ops = result["ops"]
         failed = sum(1 for op in ops if not op.ok)
-        first_slowed = min(slowed_at.values()) if slowed_at else None
-
-        def rate(chosen):
-            if len(chosen) < 2:
-                return float("nan")
-            span = chosen[-1].started + chosen[-1].latency - chosen[0].started
-            return len(chosen) * self.args.object_size / span / 1e6
-        before = [op for op in ops if first_slowed is None or op.started < first_slowed]
-        after = [op for op in ops if first_slowed is not None and op.started >= first_slowed]
-        peaks = ", ".join(f"osd.{osd} {value / (1 << 20):.1f}" for osd, value in sorted(peak.items()))
-        self.say(f"burst: {len(ops)} writes of {self.args.object_size} B, {self.args.burst_in_flight} in flight, "
-                 f"{self.args.burst_seconds} s, budget {self.args.burst_budget_mib} MiB per OSD; {failed} failed")
-        self.say(f"burst: peak held MiB per OSD (sampled each second): {peaks}; highest "
-                 f"{max(peak.values(), default=0) / budget:.2f}x the budget")
-        self.say(f"burst: OSDs slowed: {sorted(slowed_at) or 'none'}; write MB/s before the first slowing "
-                 f"{rate(before):.2f}, after {rate(after):.2f}")
-        if failed:
-            raise SystemExit(f"burst: {failed} writes failed")
+        span = ops[-1].started + ops[-1].latency - ops[0].started
+        mb_s = sum(1 for op in ops if op.ok) * self.args.object_size / span / 1e6
+        p99_ms = 1000 * percentile([op.latency for op in ops if op.ok], 0.99)
+        peaks = {osd: peak_held(readings, self.schedule, self.color_of[osd])
+                 for osd, readings in result["deferred"].items()}
+        shown = ", ".join(f"osd.{osd} {value / (1 << 20):.1f}" for osd, value in sorted(peaks.items()))
+        self.say(f"burst, {label}: {len(ops)} writes of {self.args.object_size} B, {self.args.burst_in_flight} in "
+                 f"flight, {self.args.burst_seconds} s: {failed} failed, {mb_s:.2f} MB/s, p99 {p99_ms:.1f} ms; "
+                 f"OSDs slowed {sorted(slowed) or 'none'}; peak held MiB per OSD (read every {self.args.tick:g} s): "
+                 f"{shown}")
+        return {"failed": failed, "mb_s": mb_s, "p99_ms": p99_ms, "peaks": peaks, "slowed": slowed}
 
     # --- crash while holding -------------------------------------------------------------------
 
@@ -399,7 +424,14 @@ def parse_args(argv):
     parser.add_argument("--burst-in-flight", type=int, default=32, help="writes in flight in the burst (default 32)")
     parser.add_argument("--burst-budget-mib", type=int, default=32,
                         help="mgr/rails/held_bytes_budget during the burst, MiB (default 32)")
+    parser.add_argument("--steps", default=",".join(STEPS),
+                        help=f"comma-separated steps to run, in their fixed order (default {','.join(STEPS)})")
     args = parser.parse_args(argv)
+    steps = [step for step in args.steps.split(",") if step]
+    unknown = [step for step in steps if step not in STEPS]
+    if unknown or not steps:
+        parser.error(f"--steps {args.steps!r}: unknown or none; accepted: a comma-separated subset of {','.join(STEPS)}")
+    args.steps = steps
     for name, low, high in (("frame", 1, 600), ("mixed_seconds", 10, 3600), ("cost_seconds", 5, 3600),
                             ("fill_seconds", 5, 600), ("object_size", 4096, 1 << 20), ("threads", 1, 64),
                             ("tick", 0.05, 5), ("crash_objects", 1, 100000), ("burst_seconds", 5, 600),
@@ -415,32 +447,40 @@ def main(argv):
     os.makedirs(args.out, exist_ok=True)
     run = Run(args)
     run.set_up()
-    run.fill(PLAIN_POOL)
-    run.fill(RAILS_POOL)
-    timeline = []
-    run.mixed("off", PLAIN_POOL, False, timeline)
-    run.mixed("on", RAILS_POOL, True, timeline)
-    with open(os.path.join(args.out, "timeline.csv"), "w") as f:
-        f.write("rails,second,osd,phase,counter,amount\n")
-        for row in timeline:
-            f.write(",".join(str(v) for v in row) + "\n")
-    cost = run.cost()
-    with open(os.path.join(args.out, "cost.csv"), "w") as f:
-        keys = sorted(cost["on"])
-        f.write("rails," + ",".join(keys) + "\n")
-        for label in ("off", "on"):
-            f.write(label + "," + ",".join(f"{cost[label][k]:.3f}" if isinstance(cost[label][k], float)
-                                           else str(cost[label][k]) for k in keys) + "\n")
-    run.burst()
-    run.crash()
-    writes_on, reads_on = run.mixed_shares["on"]
-    verdict = writes_on >= TARGET_SHARE and reads_on >= TARGET_SHARE
-    run.say(f"rails on: writes {writes_on:.4f}, reads {reads_on:.4f} in phase: "
-            f"{'meets' if verdict else 'MISSES'} the {TARGET_SHARE} target")
+    verdict = True
+    if "mixed" in args.steps:
+        run.fill(PLAIN_POOL)
+        run.fill(RAILS_POOL)
+        timeline = []
+        run.mixed("off", PLAIN_POOL, False, timeline)
+        run.mixed("on", RAILS_POOL, True, timeline)
+        with open(os.path.join(args.out, "timeline.csv"), "w") as f:
+            f.write("rails,second,osd,phase,counter,amount\n")
+            for row in timeline:
+                f.write(",".join(str(v) for v in row) + "\n")
+    if "cost" in args.steps:
+        cost = run.cost()
+        with open(os.path.join(args.out, "cost.csv"), "w") as f:
+            keys = sorted(cost["on"])
+            f.write("rails," + ",".join(keys) + "\n")
+            for label in ("off", "on"):
+                f.write(label + "," + ",".join(f"{cost[label][k]:.3f}" if isinstance(cost[label][k], float)
+                                               else str(cost[label][k]) for k in keys) + "\n")
+    if "burst" in args.steps:
+        run.burst()
+    if "crash" in args.steps:
+        run.crash()
+    if "mixed" in args.steps:
+        writes_on, reads_on = run.mixed_shares["on"]
+        verdict = writes_on >= TARGET_SHARE and reads_on >= TARGET_SHARE
+        run.say(f"rails on: writes {writes_on:.4f}, reads {reads_on:.4f} in phase: "
+                f"{'meets' if verdict else 'MISSES'} the {TARGET_SHARE} target")
+    run.say_load("end")
     with open(os.path.join(args.out, "summary.txt"), "w") as f:
         f.write("\n".join(run.lines) + "\n")
-    subprocess.run([sys.executable, os.path.join(HERE, "plot_timeline.py"), os.path.join(args.out, "timeline.csv"),
-                    os.path.join(args.out, "timeline.png")], check=True)
+    if "mixed" in args.steps:
+        subprocess.run([sys.executable, os.path.join(HERE, "plot_timeline.py"), os.path.join(args.out, "timeline.csv"),
+                        os.path.join(args.out, "timeline.png")], check=True)
     return 0 if verdict else 1
 
 

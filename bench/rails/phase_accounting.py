@@ -99,3 +99,21 @@ def share(per_phase: Dict[str, int], phases: Iterable[str]) -> float:
 
 def add(into: Dict[str, int], more: Dict[str, int]) -> Dict[str, int]:
     return {phase: into.get(phase, 0) + more.get(phase, 0) for phase in PHASES}
+
+
+def peak_held(readings: Sequence[Reading], schedule, color: int) -> int:
+    """The most one OSD held at once: over each span in which its color may not apply writes
+    (guard and read phase), the growth of its cumulative deferred-write bytes from the span's first
+    reading, as the rails module reckons held bytes. Writes queued between the span's start and
+    its first reading are missed, so readings should be close together."""
+    peak = 0
+    base = None
+    for reading in readings:
+        if phase_of(schedule, color, reading.t) == "write":
+            base = None
+            continue
+        if base is None or reading.value < base:
+            # A new hold, or the OSD restarted (its counters start again from zero).
+            base = reading.value
+        peak = max(peak, reading.value - base)
+    return peak

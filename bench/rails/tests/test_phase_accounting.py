@@ -5,7 +5,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-from phase_accounting import Reading, attribute, phase_changes, phase_of, sample_times, share  # noqa: E402
+from phase_accounting import Reading, attribute, peak_held, phase_changes, phase_of, sample_times, share  # noqa: E402
 from rails_schedule import Schedule, ScheduleParams  # noqa: E402
 
 # 3 colors, 10 s frames, 2 readers, 1 s guard: frame f reads colors f%3 and (f+1)%3.
@@ -63,3 +63,18 @@ def test_share():
     assert share({"read": 1, "guard": 1, "write": 98}, ["write"]) == 0.98
     assert share({"read": 1, "guard": 1, "write": 98}, ["write", "guard"]) == 0.99
     assert share({"read": 0, "guard": 0, "write": 0}, ["read"]) == 1.0
+
+
+def test_peak_held_is_the_largest_growth_within_one_hold():
+    # Color 2 holds from its guard at 9 s to the end of its read phase at 30 s, writes, and holds
+    # again from 39 s to 60 s.
+    readings = [Reading(5.0, 0), Reading(9.1, 10), Reading(15.0, 60), Reading(29.0, 90),
+                Reading(31.0, 95), Reading(38.9, 100), Reading(39.1, 100), Reading(40.0, 150)]
+    assert peak_held(readings, SCHEDULE, 2) == 80
+    # The write phase's growth is not held; the next hold starts again from its first reading.
+    assert peak_held(readings + [Reading(59.0, 1000)], SCHEDULE, 2) == 900
+
+
+def test_peak_held_starts_again_when_the_osd_restarts():
+    readings = [Reading(10.0, 500), Reading(12.0, 700), Reading(13.0, 5), Reading(14.0, 105)]
+    assert peak_held(readings, SCHEDULE, 2) == 200

@@ -1,9 +1,12 @@
 #include "config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "schedule.h"
@@ -97,6 +100,7 @@ Setter choice(E* out, std::vector<std::pair<const char*, E>> options) {
 }
 
 constexpr double kBig = 1e18;
+constexpr int kMaxNesting = 8;  // include levels, and links in a chain of device bases
 
 Table sim_table(SimConfig& c) {
   return {
@@ -223,7 +227,9 @@ class Parser {
   Parser(SimConfig& c, const IncludeLoader& loader) : c_(c), loader_(loader) {}
 
   std::optional<Error> parse(std::string_view text, const std::string& origin, int depth) {
-    if (depth > 8) return Error{"include", origin + ": includes nested deeper than 8; accepted: at most 8 levels"};
+    if (depth > kMaxNesting)
+      return Error{"include", origin + ": includes nested deeper than " + std::to_string(kMaxNesting) +
+                                  "; accepted: at most " + std::to_string(kMaxNesting) + " levels"};
     Place at{origin, 0, "", ""};
     Table table;
     std::string section_key;
@@ -260,7 +266,18 @@ class Parser {
       if (setter == table.end())
         return Error{at.key, at.prefix() + "unknown key; accepted: " + accepted_keys(table)};
       if (auto e = setter->second(at, value)) return e;
+      if (!device_.empty()) device_lines_[device_].push_back({at, std::string(value)});
     }
+    return std::nullopt;
+  }
+
+  // Gives every device with a base its final values: the base's (resolved first), then the
+  // device's own lines replayed on top, so a base may be defined after the device or in another
+  // file, and the order of keys in a section does not matter.
+  std::optional<Error> resolve_bases() {
+    std::set<std::string> resolved;
+    for (const auto& entry : c_.devices)
+      if (auto e = resolve(entry.first, {}, resolved)) return e;
     return std::nullopt;
   }
 
@@ -270,6 +287,7 @@ class Parser {
     const std::string type(header.substr(0, space));
     const std::string name(space == std::string_view::npos ? std::string_view() : trim(header.substr(space + 1)));
     at.section = std::string(header);
+    device_.clear();
     const std::string where = at.origin + ":" + std::to_string(at.line) + ": [" + at.section + "]: ";
     const bool named = type == "ssd" || type == "hdd" || type == "stream" || type == "failure" ||
                        type == "slow";
@@ -288,6 +306,8 @@ class Parser {
       it->second.is_ssd = type == "ssd";
       it->second.ssd.name = it->second.hdd.name = name;
       table = it->second.is_ssd ? ssd_table(it->second.ssd) : hdd_table(it->second.hdd);
+      table["base"] = text(&it->second.base);
+      device_ = name;
     } else if (type == "failure") {
       for (const auto& f : c_.failures)
         if (f.name == name) return Error{"section", where + "failure '" + name + "' defined twice"};
@@ -319,11 +339,79 @@ class Parser {
       return Error{"include", at.origin + ":" + std::to_string(at.line) + ": include is not available here"};
     auto loaded = loader_(at.origin, value);
     if (!loaded.ok()) return loaded.error();
+    // Read once, so a device file may include the file of the device it derives from and a
+    // config may still include both.
+    if (!included_.insert(loaded.value().second).second) return std::nullopt;
     return parse(loaded.value().first, loaded.value().second, depth + 1);
+  }
+
+  // `chain`: the devices whose bases led here, outermost first.
+  std::optional<Error> resolve(const std::string& name, std::vector<std::string> chain,
+                               std::set<std::string>& resolved) {
+    DeviceConfig& d = c_.devices.at(name);
+    if (d.base.empty() || resolved.count(name)) return std::nullopt;
+    const Place& at = base_line(name);
+    const char* kind = d.is_ssd ? "ssd" : "hdd";
+    auto accepted = [&] {
+      return "; accepted: the name of an [" + std::string(kind) + "] section that does not derive from '" + name +
+             "'" + list_or_none(base_candidates(name));
+    };
+    const auto base = c_.devices.find(d.base);
+    if (base == c_.devices.end() || base->second.is_ssd != d.is_ssd)
+      return Error{"base", at.prefix() + "'" + d.base + "' is not a defined [" + kind + "] section" + accepted()};
+    chain.push_back(name);
+    if (auto loop = std::find(chain.begin(), chain.end(), d.base); loop != chain.end()) {
+      std::string cycle;
+      for (auto it = loop; it != chain.end(); ++it) cycle += *it + " -> ";
+      return Error{"base", at.prefix() + "'" + d.base + "' makes a cycle (" + cycle + d.base + ")" + accepted()};
+    }
+    if (static_cast<int>(chain.size()) > kMaxNesting)
+      return Error{"base", at.prefix() + "bases chained deeper than " + std::to_string(kMaxNesting) +
+                               "; accepted: at most " + std::to_string(kMaxNesting) + " links"};
+    if (auto e = resolve(d.base, chain, resolved)) return e;
+    DeviceConfig derived = base->second;
+    derived.ssd.name = derived.hdd.name = name;
+    Table table = derived.is_ssd ? ssd_table(derived.ssd) : hdd_table(derived.hdd);
+    table["base"] = text(&derived.base);
+    for (const auto& [line, value] : device_lines_[name]) table.at(line.key)(line, value);  // checked when parsed
+    d = derived;
+    resolved.insert(name);
+    return std::nullopt;
+  }
+
+  const Place& base_line(const std::string& device) {
+    const auto& lines = device_lines_[device];
+    return std::find_if(lines.rbegin(), lines.rend(), [](const auto& l) { return l.first.key == "base"; })->first;
+  }
+
+  // Devices of the same kind as `device` whose chain of bases never reaches it.
+  std::vector<std::string> base_candidates(const std::string& device) const {
+    std::vector<std::string> out;
+    const bool ssd = c_.devices.at(device).is_ssd;
+    for (const auto& [name, d] : c_.devices) {
+      if (d.is_ssd != ssd) continue;
+      std::string at = name;
+      for (int hop = 0; hop <= kMaxNesting && !at.empty() && at != device; ++hop) {
+        const auto next = c_.devices.find(at);
+        at = next == c_.devices.end() ? std::string() : next->second.base;
+      }
+      if (at != device) out.push_back(name);
+    }
+    return out;
+  }
+
+  static std::string list_or_none(const std::vector<std::string>& names) {
+    if (names.empty()) return " (there is none)";
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? ": " : ", ") + n;
+    return out;
   }
 
   SimConfig& c_;
   const IncludeLoader& loader_;
+  std::string device_;  // the [ssd]/[hdd] section being read, if any
+  std::map<std::string, std::vector<std::pair<Place, std::string>>> device_lines_;
+  std::set<std::string> included_;
 
  public:
   std::vector<std::string> stream_origins_;
@@ -456,6 +544,7 @@ Expected<SimConfig> parse_config(std::string_view text, const std::string& origi
   SimConfig c;
   Parser parser(c, loader);
   if (auto e = parser.parse(text, origin, 0)) return *e;
+  if (auto e = parser.resolve_bases()) return *e;
   for (size_t i = 0; i < c.streams.size(); ++i)
     if (!c.streams[i].trace.empty() && c.streams[i].trace.front() != '/')
       c.streams[i].trace = dir_of(parser.stream_origins_[i]) + c.streams[i].trace;
@@ -470,7 +559,8 @@ Expected<std::pair<std::string, std::string>> read_file(const std::string& p) {
   if (!in) return Error{"include", "cannot read config file '" + p + "'"};
   std::ostringstream s;
   s << in.rdbuf();
-  return std::make_pair(s.str(), p);
+  // One spelling per file, so a file reached by two relative paths is still included once.
+  return std::make_pair(s.str(), std::filesystem::path(p).lexically_normal().string());
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 //
 // Format (one definition, used by every file under src/sim/configs and bench/sim):
 //   # comment                      ; blank lines ignored
-//   include = relative/path.conf   ; before the first section; path relative to this file
+//   include = relative/path.conf   ; before the first section; path relative to this file; a file
+//                                  ; included again (directly or through another) is read once
 //   [sim]        seed, duration, policy, scheduler, timeline_interval, drain_limit
 //   [cluster]    k, m, osds_per_color, pgs, data_device, journal_device, hold_budget, flush_depth,
 //                frame, readers, epoch, guard, dispatch_depth, read_cost, write_cost, cost_source
-//   [ssd NAME]   every field of SsdParams (devices/ssd.h)
-//   [hdd NAME]   every field of HddParams (devices/hdd.h)
+//   [ssd NAME]   every field of SsdParams (devices/ssd.h), and base = NAME of another [ssd]: start
+//                from that device's values (its own base applied first), then this section's keys,
+//                wherever each is defined; chains at most 8 deep, no cycles
+//   [hdd NAME]   every field of HddParams (devices/hdd.h), and base = NAME of another [hdd]
 //   [failure NAME] osd, at  (the OSD with that index stops for good at that time)
 //   [slow NAME]  fraction, factor  (that fraction of OSDs, drawn with the seed, have data devices
 //                `factor` times slower for the whole run: "The Tail at Store" slowdowns)
@@ -84,6 +87,9 @@ struct SlowConfig {
 };
 
 struct DeviceConfig {
+  // `base = NAME`: the device of the same kind this one starts from; its own keys override the
+  // base's. Empty: the struct defaults.
+  std::string base;
   bool is_ssd = true;
   SsdParams ssd;
   HddParams hdd;

@@ -98,8 +98,65 @@ TEST(Config, IncludesAreResolvedByTheLoader) {
   EXPECT_EQ(c.value().devices.at("ssd1").ssd.capacity_bytes, 2e9);
 }
 
+TEST(Config, BaseStartsFromAnotherDeviceWhereverItIsDefined) {
+  // The derived device comes first and sets its own key before naming its base: neither matters.
+  auto c = parse(with("[ssd j]", "[ssd j]\n[ssd variant]\ngc_event_max = 0.05\nbase = mid\n"
+                                  "[ssd mid]\nbase = ssd1\nparallelism = 2\n[hdd h1]\nrpm = 5400\n"
+                                  "[hdd h2]\nbase = h1\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const auto& devices = c.value().devices;
+  const SsdParams& v = devices.at("variant").ssd;
+  EXPECT_EQ(v.name, "variant");
+  EXPECT_EQ(v.capacity_bytes, 1e9);  // from ssd1, through mid
+  EXPECT_EQ(v.parallelism, 2);       // from mid
+  EXPECT_EQ(v.gc_event_max, 0.05);   // its own
+  EXPECT_EQ(devices.at("variant").base, "mid");
+  EXPECT_EQ(devices.at("mid").ssd.gc_event_max, SsdParams().gc_event_max);
+  EXPECT_EQ(devices.at("ssd1").ssd.parallelism, SsdParams().parallelism);  // a base is not changed
+  EXPECT_EQ(devices.at("h2").hdd.rpm, 5400);
+}
+
+TEST(Config, BaseErrorsNameTheKeyAndTheAcceptedValues) {
+  expect_error(with("[ssd j]", "[ssd j]\nbase = nope"), "base",
+               "t.conf:16: [ssd j] base: 'nope' is not a defined [ssd] section; accepted: the name of an [ssd] "
+               "section that does not derive from 'j': ssd1");
+  expect_error(with("[ssd j]", "[ssd j]\nbase = h\n[hdd h]"), "base", "'h' is not a defined [ssd] section");
+  expect_error(with("[ssd j]", "[ssd j]\nbase = j"), "base", "'j' makes a cycle (j -> j)");
+  std::string cycle = with("capacity_bytes = 1e9", "base = j");
+  cycle.replace(cycle.find("[ssd j]"), 7, "[ssd j]\nbase = ssd1\n[ssd other]");
+  auto c = parse(cycle);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().key, "base");
+  // Reported where the cycle closes; `other` is the one device that does not lead back.
+  EXPECT_NE(c.error().message.find("[ssd ssd1] base: 'j' makes a cycle (j -> ssd1 -> j); accepted: the name of "
+                                   "an [ssd] section that does not derive from 'ssd1': other"),
+            std::string::npos)
+      << c.error().message;
+  std::string chain = "[ssd j]\n";
+  for (int i = 0; i < 9; ++i) chain += "[ssd c" + std::to_string(i) + "]\nbase = c" + std::to_string(i + 1) + "\n";
+  chain += "[ssd c9]\n";
+  expect_error(with("[ssd j]", chain), "base", "accepted: at most 8 links");
+  expect_error(with("[ssd j]", "[ssd j]\nbase ="), "base", "accepted: a name");
+}
+
+TEST(Config, AFileIncludedTwiceIsReadOnce) {
+  int loads = 0;
+  IncludeLoader loader = [&](const std::string&, const std::string& inc)
+      -> Expected<std::pair<std::string, std::string>> {
+    ++loads;
+    if (inc == "both.conf") return std::make_pair(std::string("include = dev.conf\n"), std::string("both.conf"));
+    return std::make_pair(std::string("[ssd ssd1]\n[ssd j]\n"), std::string("dev.conf"));
+  };
+  std::string text = std::string("include = dev.conf\ninclude = both.conf\n") + kValid;
+  const std::string inline_devices = "[ssd ssd1]\ncapacity_bytes = 1e9\n[ssd j]\n";
+  text.replace(text.find(inline_devices), inline_devices.size(), "");
+  auto c = parse_config(text, "t.conf", loader);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(loads, 3);
+}
+
 TEST(Config, EveryCommittedConfigLoads) {
-  for (const char* name : {"devices/test_drive_b.conf"}) {
+  for (const char* name : {"devices/test_drive_b.conf", "devices/test_drive_a.conf"}) {
     auto c = load_config(std::string(ERAILS_SIM_CONFIGS) + "/" + name);
     EXPECT_TRUE(c.ok()) << name << ": " << (c.ok() ? "" : c.error().message);
   }

@@ -25,30 +25,31 @@
 #include <vector>
 
 #include "device.h"
+#include "drive_b_defaults.h"
 #include "rng.h"
 
 namespace erails::sim {
 
-// Defaults are those of configs/devices/intel510_drive_b.conf (the thesis' drive B), where each
-// value's source is given.
+// Defaults are drive B's (configs/devices/intel510_drive_b.conf, where each value's source is
+// given), generated from that file by the build.
 struct SsdParams {
   std::string name = "ssd";
-  double capacity_bytes = 250e9;
-  double spare_bytes = 17.5e9;             // physical minus logical capacity
-  int parallelism = 4;                     // 1..64
-  double read_latency = 100e-6;            // seconds per request, on top of transfer
-  double read_bandwidth = 300e6;           // bytes/s
-  double write_latency = 100e-6;
-  double write_bandwidth = 250e6;
-  double gc_copy_bandwidth = 2e9;          // bytes/s of valid data relocated during GC
-  double gc_erase_bandwidth = 4e9;         // bytes/s of flash erased (cost even when u = 0)
-  double gc_low_free_bytes = 256e6;
-  double gc_target_free_bytes = 320e6;
-  double gc_event_min = 0.025;             // seconds
-  double gc_event_max = 0.1;
-  double bg_gc_interval = 0.5;             // seconds between background events; 0 disables them
-  double region_bytes = 256e6;             // granularity of the random-write footprint
-  double initial_footprint = 0.8;          // fraction of capacity already randomly written (0..1)
+  double capacity_bytes = drive_b::capacity_bytes;
+  double spare_bytes = drive_b::spare_bytes;                // physical minus logical capacity
+  int parallelism = drive_b::parallelism;                   // 1..64
+  double read_latency = drive_b::read_latency;              // seconds per request, on top of transfer
+  double read_bandwidth = drive_b::read_bandwidth;          // bytes/s
+  double write_latency = drive_b::write_latency;
+  double write_bandwidth = drive_b::write_bandwidth;
+  double gc_copy_bandwidth = drive_b::gc_copy_bandwidth;    // bytes/s of valid data relocated during GC
+  double gc_erase_bandwidth = drive_b::gc_erase_bandwidth;  // bytes/s of flash erased (cost even when u = 0)
+  double gc_low_free_bytes = drive_b::gc_low_free_bytes;
+  double gc_target_free_bytes = drive_b::gc_target_free_bytes;
+  double gc_event_min = drive_b::gc_event_min;              // seconds
+  double gc_event_max = drive_b::gc_event_max;
+  double bg_gc_interval = drive_b::bg_gc_interval;          // seconds between background events; 0 disables them
+  double region_bytes = drive_b::region_bytes;              // granularity of the random-write footprint
+  double initial_footprint = drive_b::initial_footprint;    // fraction of capacity already randomly written (0..1)
   uint64_t seed = 1;
 };
 

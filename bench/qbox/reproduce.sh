@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces QBox figures 3.2, 3.15/3.16 and 3.17 on the simulated HDD and SSD of src/sim, and a
-# short run on this machine's disk with the file backend. Writes CSVs, summaries and PNGs to OUT.
+# Reproduces QBox figures 3.2, 3.15/3.16 and 3.17 on the simulated HDD and SSD of src/sim (about a
+# minute; file.sh and rados.sh run them on real devices). Writes CSVs, summaries and PNGs to OUT.
 #
 # usage: bench/qbox/reproduce.sh BUILD_DIR OUT_DIR
 #   BUILD_DIR: a tree configured with -DERAILS_WITH_SIM=ON (qbox-bench with sim-hdd/sim-ssd)
@@ -23,13 +23,13 @@ run() {  # name, then qbox-bench arguments
 # device while its deadline is within 0.05 s of the earliest (no seek per interleaved request), and
 # estimates over 0.4 s windows (a 100 ms window holds only ~4 random requests at NCQ 1, and the
 # one cut at each window edge then dominates the estimate). doc/qbox.rst shows the runs without.
-hdd_qbox="--classify dispatch --sequential-slack 0.05 --estimator-window 0.4"
+hdd_qbox=(--classify dispatch --sequential-slack 0.05 --estimator-window 0.4)
 
 # Fig. 3.2 / 3.8a: three sequential streams at 10% each and a random stream at 70% (HDD, 8 KiB,
 # no NCQ). QBox keeps the sequential streams' share; throughput-based scheduling gives the random
 # stream as many requests as each sequential one and the sequential streams starve.
 for sched in qbox fifo mclock; do
-  run fig3_2_hdd_$sched --backend sim-hdd $hdd_qbox --ncq 1 --scheduler $sched --duration 60 --window 2 --depth 32 \
+  run fig3_2_hdd_$sched --backend sim-hdd "${hdd_qbox[@]}" --ncq 1 --scheduler $sched --duration 60 --window 2 --depth 32 \
     --client name=S1,pattern=sequential,size=8192,util=0.1,depth=64 \
     --client name=S2,pattern=sequential,size=8192,util=0.1,depth=64 \
     --client name=S3,pattern=sequential,size=8192,util=0.1,depth=64 \
@@ -48,11 +48,11 @@ done
 # Fig. 3.16: random A 50%->0, random B 0->50%, sequential S fixed at 50%.
 for ncq in 1 32; do
   for sched in qbox fifo; do
-    run fig3_15_hdd_ncq${ncq}_$sched --backend sim-hdd $hdd_qbox --ncq $ncq --scheduler $sched --duration 120 --window 4 --depth 32 \
+    run fig3_15_hdd_ncq${ncq}_$sched --backend sim-hdd "${hdd_qbox[@]}" --ncq $ncq --scheduler $sched --duration 120 --window 4 --depth 32 \
       --client name=A,pattern=sequential,size=8192,util=0.5:0,depth=64 \
       --client name=B,pattern=sequential,size=8192,util=0:0.5,depth=64 \
       --client name=C,pattern=random,size=8192,util=0.5,depth=64
-    run fig3_16_hdd_ncq${ncq}_$sched --backend sim-hdd $hdd_qbox --ncq $ncq --scheduler $sched --duration 120 --window 4 --depth 32 \
+    run fig3_16_hdd_ncq${ncq}_$sched --backend sim-hdd "${hdd_qbox[@]}" --ncq $ncq --scheduler $sched --duration 120 --window 4 --depth 32 \
       --client name=A,pattern=random,size=8192,util=0.5:0,depth=64 \
       --client name=B,pattern=random,size=8192,util=0:0.5,depth=64 \
       --client name=S,pattern=sequential,size=8192,util=0.5,depth=64
@@ -64,9 +64,9 @@ done
 $py "$here/make_trace.py" "$out/trace_a.csv" 1
 $py "$here/make_trace.py" "$out/trace_b.csv" 2
 for sched in qbox fifo; do
-  run fig3_17_hdd_$sched --backend sim-hdd $hdd_qbox --ncq 1 --scheduler $sched --duration 120 --window 4 --depth 32 \
-    --client name=A,pattern=trace,trace=$out/trace_a.csv,util=0.3,depth=64 \
-    --client name=B,pattern=trace,trace=$out/trace_b.csv,util=0.2,depth=64 \
+  run fig3_17_hdd_$sched --backend sim-hdd "${hdd_qbox[@]}" --ncq 1 --scheduler $sched --duration 120 --window 4 --depth 32 \
+    --client name=A,pattern=trace,trace="$out/trace_a.csv",util=0.3,depth=64 \
+    --client name=B,pattern=trace,trace="$out/trace_b.csv",util=0.2,depth=64 \
     --client name=C,pattern=random,size=8192,util=0.5,depth=64
 done
 
@@ -74,13 +74,3 @@ for fig in fig3_2_hdd fig3_2_ssd fig3_15_hdd_ncq1 fig3_15_hdd_ncq32 fig3_16_hdd_
   $py "$here/summarize.py" --skip 4 --png "$out/$fig.png" "$out/${fig}"_*.csv > "$out/$fig.summary.csv"
 done
 
-# This machine's disk (file backend, O_DIRECT, Linux AIO): a 512 MiB file, 20 s per scheduler.
-img=${QBOX_FILE:-/var/tmp/qbox-reproduce.img}
-for sched in qbox fifo; do
-  run file_$sched --backend file --path "$img" --file-size 536870912 --scheduler $sched --duration 20 --window 1 --depth 32 \
-    --client name=S1,pattern=sequential,util=0.15,depth=64 \
-    --client name=S2,pattern=sequential,util=0.15,depth=64 \
-    --client name=R,pattern=random,util=0.7,depth=64
-done
-rm -f "$img"
-$py "$here/summarize.py" --skip 2 --png "$out/file.png" "$out"/file_*.csv > "$out/file.summary.csv"

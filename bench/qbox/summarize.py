@@ -15,6 +15,7 @@ Optionally plots throughput and the best available share over time to a PNG.
 usage: summarize.py [--png OUT.png] [--skip SECONDS] [--alone ALONE.csv ...] RUN.csv [RUN.csv ...]
 """
 import csv
+import os
 import sys
 from collections import defaultdict
 
@@ -57,7 +58,7 @@ def summarize(path, rows, skip, alone):
         iops = sum(float(r["iops"]) for r in rs) / n
         est = [estimated.get((r["time_s"], client), 0.0) for r in rs]
         est_error = sum(abs(e - float(r["target_util"])) for e, r in zip(est, rs)) / n
-        fields = [path, client, str(n), f"{target:.4f}", f"{iops:.1f}", f"{sum(est) / n:.4f}", f"{est_error:.4f}"]
+        fields = [os.path.basename(path), client, str(n), f"{target:.4f}", f"{iops:.1f}", f"{sum(est) / n:.4f}", f"{est_error:.4f}"]
         if rs[0]["device_share"]:
             shares = [float(r["device_share"]) for r in rs]
             errors = [abs(s - float(r["target_util"])) for s, r in zip(shares, rs)]
@@ -100,7 +101,7 @@ def plot(png, runs, alone):
             axes[1][column].plot(times, [sum(s for _, s in shares[x].values()) for x in times], ":",
                                  color="black", label="total")
             axes[1][column].legend(fontsize=8)
-        axes[0][column].set_title(path.split("/")[-1], fontsize=9)
+        axes[0][column].set_title(os.path.basename(path), fontsize=9)
         axes[0][column].set_ylabel("IOPS")
         axes[1][column].set_xlabel("time (s)")
         axes[0][column].legend(fontsize=8)

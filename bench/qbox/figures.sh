@@ -11,6 +11,8 @@
 #   device    what the device is, one line, for the conditions file
 #   backend   array of qbox-bench arguments that select the device (--backend ... --path/--pool ...)
 #   capacity  the device's size in bytes as qbox-bench will see it (placement of the streams)
+# On a shared machine, QBOX_WAIT_WHILE=FILE holds each run back while FILE exists (another user's
+# sign that they are measuring); the waits go to the conditions file.
 
 qbox_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 py=/usr/bin/python3
@@ -43,6 +45,10 @@ run_one() {  # name scheduler duration client-spec...
   shift 3
   local clients=()
   for spec in "$@"; do clients+=(--client "$spec"); done
+  if [[ -n ${QBOX_WAIT_WHILE:-} && -e $QBOX_WAIT_WHILE ]]; then
+    note "$(date -u +%H:%M:%S) waiting while $QBOX_WAIT_WHILE exists"
+    while [[ -e $QBOX_WAIT_WHILE ]]; do sleep 10; done
+  fi
   note "$(date -u +%H:%M:%S) $name: load average $(cut -d' ' -f1-3 /proc/loadavg)"
   "$bench" "${backend[@]}" --scheduler "$scheduler" --duration "$duration" --window "$report_window" \
     --depth "$dispatch_depth" "${clients[@]}" > "$out/${prefix}_$name.csv"
@@ -77,7 +83,6 @@ run_figures() {  # prefix
   note "started $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -n), $(uname -sr)"
   note "cpu: $(nproc) x $(sed -n 's/^model name\t: //p' /proc/cpuinfo | head -1), memory $(free -g | awk '/^Mem:/ {print $2}') GiB"
   note "device: $device"
-  note "other agents measuring (/tmp/erails-quiet): $([[ -e /tmp/erails-quiet ]] && echo yes || echo no)"
   local seq="pattern=sequential,size=$request,depth=$client_depth"
   local rand="pattern=random,size=$request,depth=$client_depth"
   "$py" "$qbox_dir/make_trace.py" "$out/trace_a.csv" 1

@@ -15,6 +15,12 @@ SsdParams drive_b() {
   return c.value().devices.at("intel510").ssd;
 }
 
+SsdParams drive_a() {
+  auto c = load_config(std::string(ERAILS_SIM_CONFIGS) + "/devices/test_drive_a.conf");
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  return c.value().devices.at("x25e").ssd;
+}
+
 // Keeps `depth` requests queued on the device (a closed loop) for `seconds`; returns the time the
 // last completed. `next` makes each request.
 template <class Next>
@@ -49,6 +55,26 @@ TEST(Ssd, RandomWritesOverWideRangeBlockAboutSixtyPercent) {
   EXPECT_GT(blocked, 0.5);  // fig. 4.4: "blocks for over 600 ms/sec"
   EXPECT_LT(blocked, 0.7);
   EXPECT_GT(ssd.stats().gc_events, 100u);
+}
+
+TEST(Ssd, DriveARandomWritesOverItsFirst50GBBlockOverSixtyPercent) {
+  SsdModel ssd(drive_a());
+  Rng rng(7);
+  const double end = saturate(ssd, 8, 30.0, [&] {
+    return IoRequest{IoKind::kWrite, rng.below(50e9 / 262144) * 262144, 262144};
+  });
+  const double blocked = ssd.stats().gc_blocked_seconds / end;
+  EXPECT_GT(blocked, 0.6);  // fig. 4.4: "blocks for over 600 ms/sec"
+  EXPECT_LT(blocked, 0.7);
+}
+
+TEST(Ssd, DriveAInheritsDriveBsGcEventsAndKeepsItsOwnSize) {
+  const SsdParams a = drive_a(), b = drive_b();
+  EXPECT_EQ(a.name, "x25e");
+  EXPECT_EQ(a.capacity_bytes, 65e9);
+  EXPECT_EQ(a.gc_event_max, b.gc_event_max);
+  EXPECT_EQ(a.bg_gc_interval, b.bg_gc_interval);
+  EXPECT_EQ(validate(a), "");
 }
 
 TEST(Ssd, NarrowRangeWritesBarelyBlock) {

@@ -107,6 +107,9 @@ def main():
     per_second_plot(work / "rails", [("without Rails", "d2_none"), ("Rails", "d2_rails"),
                                      ("Rails + 1 s guard", "d2_rails_guard1s")],
                     "reads", "2 drives, replication, T = 10 s", "rails_timeline.png", 100)
+    per_second_plot(work / "drive_a", [("without Rails", "d2_none"), ("Rails", "d2_rails"),
+                                       ("Rails + 1 s guard", "d2_rails_guard1s")],
+                    "reads", "drive A, 2 drives, replication, T = 10 s", "drive_a_timeline.png", 100)
     per_second_plot(work / "erails", [("without eRails", "k3_none"), ("eRails", "k3_erails")],
                     "reads", "k = m = 3, 128 KB", "erails_k3_timeline.png", 100)
     per_second_plot(work / "erails", [("without eRails", "k5_none"), ("eRails", "k5_erails")],

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/sim/reproduce.py EXPERIMENT [--sim PATH] [--work DIR]
 
-EXPERIMENT is rails, trace, erails, write_vs_m, scale, speed or all. Each writes
+EXPERIMENT is calibrate, rails, drive_a, trace, erails, write_vs_m, qos, scale, speed or all. Each writes
 bench/sim/results/EXPERIMENT.csv (plus EXPERIMENT_*.csv details) and prints a table. The configs it
 runs are written next to the raw outputs in --work (default /tmp/erails-sim-repro), so every number
 can be traced to the exact input. Device parameters come from src/sim/configs/devices, where each
@@ -25,6 +25,10 @@ RESULTS = ROOT / "bench" / "sim" / "results"
 DEVICES = ROOT / "src" / "sim" / "configs" / "devices"
 SPEED_REPEATS = 5  # runs of each speed configuration; the median and the worst are reported
 OBJECTS_200GB = 762939  # 256 KB objects covering the first 200 GB, the range of fig. 4.3b
+OBJECTS_50GB = 190735  # the same over the first 50 GB, drive A's range in fig. 4.4
+# The calibrated models: config file, [ssd] name, and the range its experiments address.
+DRIVE_B = ("intel510_drive_b.conf", "intel510", OBJECTS_200GB)
+DRIVE_A = ("intel_x25e_drive_a.conf", "x25e", OBJECTS_50GB)
 
 
 def run_sim(sim, work, name, text):
@@ -47,8 +51,8 @@ def run_sim(sim, work, name, text):
     return summary, timeline, wall
 
 
-def header(policy, duration, seed=1):
-    return (f"include = {DEVICES}/intel510_drive_b.conf\ninclude = {DEVICES}/nvme_journal.conf\n"
+def header(policy, duration, seed=1, drive=DRIVE_B):
+    return (f"include = {DEVICES}/{drive[0]}\ninclude = {DEVICES}/nvme_journal.conf\n"
             f"[sim]\nseed = {seed}\nduration = {duration}\npolicy = {policy}\n")
 
 
@@ -86,6 +90,67 @@ def latency_columns(summary):
     return {q: float(summary[f"read_{q}"]) * 1e3 for q in ("p50", "p99", "p99.9", "p99.99")}
 
 
+# ---- each device model's levels next to the thesis figure it was calibrated against ----
+
+def calibrate(sim, work):
+    """One model at a time on two drives with policy none: a read goes to one copy, a write to both.
+    Open-loop arrivals above what a drive can serve keep both drives saturated whatever the other
+    one does (a closed loop would let a drive idle, and reclaim for free, while its peer is blocked
+    by GC), so a drive serves half the reads and all the writes, and is blocked half the GC time.
+    Each row names the thesis figure the device's config file calibrates that level against."""
+    rows = []
+
+    def run(drive, name, stream, duration, device=None):
+        _, base, _ = drive
+        fresh = f"[ssd fresh]\nbase = {base}\ninitial_footprint = 0\n" if device == "fresh" else ""
+        text = (header("none", duration, drive=drive) + f"[cluster]\nk = 1\nm = 1\ndata_device = {device or base}\n" +
+                fresh + "[stream s]\nkind = open\n" + stream)
+        summary, timeline, _ = run_sim(sim, work / "calibrate", f"{base}_{name}", text)
+        return summary, steady(timeline, 5, duration)
+
+    def add(drive, quantity, model, thesis, source):
+        rows.append({"device": drive[1], "quantity": quantity, "model": model, "thesis": thesis, "source": source})
+
+    for drive in (DRIVE_B, DRIVE_A):
+        objects = drive[2]
+        is_b = drive is DRIVE_B
+        _, reads = run(drive, "reads_256k", f"rate = 3000\nobjects = {objects}\n", 20)
+        add(drive, "256 KB random reads/s, one drive", sum(r["reads"] for r in reads) / len(reads) / 2,
+            "1100" if is_b else "none given (data sheet: 250 MB/s)", "fig. 4.11a" if is_b else "§4.3: steady as B's")
+        if is_b:
+            _, reads = run(drive, "reads_128k", f"rate = 6000\nsize = 131072\nobjects = {objects}\n", 20)
+            add(drive, "128 KB read MB/s, one drive", sum(r["read_bytes"] for r in reads) / len(reads) / 2e6,
+                "273 (820 on 3 drives)", "§5.7, fig. 5.4")
+        duration = 60
+        random_writes = f"rate = 1500\nread_fraction = 0\nobjects = {objects}\n"
+        summary, writes = run(drive, "random_writes_256k", random_writes, duration)
+        gc_seconds, events = float(summary["gc_blocked_seconds"]), int(summary["gc_events"])
+        range_gb = round(objects * 262144 / 1e9)
+        add(drive, f"256 KB random writes/s over {range_gb} GB", sum(r["writes"] for r in writes) / len(writes),
+            "none given", "")
+        add(drive, f"share of time blocked by GC, random writes over {range_gb} GB",
+            gc_seconds / 2 / float(summary["client_end"]), "> 0.6 (\"over 600 ms/sec\")",
+            "fig. 4.4" + ("" if not is_b else " (drive A; §4.3: B degrades to the same level)"))
+        add(drive, "mean blocking GC event (ms)", 1e3 * gc_seconds / events, "tens of ms, up to 100",
+            "§4.4.1, fig. 4.15a")
+        if is_b:
+            summary, _ = run(drive, "writes_100MB", "rate = 1500\nread_fraction = 0\nobjects = 400\n", duration,
+                             "fresh")
+            add(drive, "share of time blocked by GC, random writes over 100 MB",
+                float(summary["gc_blocked_seconds"]) / 2 / float(summary["client_end"]), "predictable", "fig. 4.3a")
+        else:
+            seq = "rate = 45000\npattern = sequential\nread_fraction = 0\nsize = 4096\nobjects = 1000000\n"
+            _, writes = run(drive, "seq_writes_4k_fresh", seq, 20, "fresh")
+            add(drive, "4 KB sequential writes/s, no GC debt", max(r["writes"] for r in writes), "40000 (peak)",
+                "§4.3.1, fig. 4.6")
+            _, writes = run(drive, "seq_writes_4k", seq, 40)
+            windows = [sum(r["writes"] for r in writes[i:i + 5]) / 5 for i in range(0, len(writes) - 4, 5)]
+            add(drive, "4 KB sequential writes/s into the random range, 5th percentile of 5 s windows",
+                percentile(windows, 0.05), "~20000", "§6.1.3, fig. 4.6")
+        print(f"{drive[1]}: {DEVICES / drive[0]}")
+    write_table("calibrate", rows, ["device", "quantity", "model", "thesis", "source"])
+
+
 # ---- figs. 4.3, 4.11-4.13: Rails with replication on 2 and 3 drives ----
 
 def rails_streams(objects, reads=True, writes=True):
@@ -100,22 +165,40 @@ def rails_streams(objects, reads=True, writes=True):
 
 
 def rails(sim, work):
+    rows, cdf = rails_runs(sim, work / "rails", DRIVE_B, (2, 3), with_narrow_range=True)
+    write_table("rails", rows, RAILS_COLUMNS)
+    with open(RESULTS / "rails_cdf.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["drives", "run", "fraction", "read_iops"], lineterminator="\n")
+        w.writeheader()
+        w.writerows(cdf)
+
+
+RAILS_COLUMNS = ["drives", "run", "read_iops_mean", "read_iops_p5", "seconds_at_90pct_read_only", "p50", "p99",
+                 "p99.9", "p99.99", "read_gc_blocked", "write_iops", "invariant_violations"]
+
+
+def rails_runs(sim, work, drive, drive_counts, with_narrow_range=False):
+    """Read-only, no separation and Rails (without and with 1 s of idle before each switch) on
+    `drive`; a second is predictable when its reads reach 90% of the read-only mean."""
     duration, frame = 200, 10
+    _, device, objects = drive
     rows, cdf = [], []
-    for drives in (2, 3):
-        cluster = (f"[cluster]\nk = 1\nm = {drives - 1}\ndata_device = intel510\njournal_device = nvme_journal\n"
+    for drives in drive_counts:
+        cluster = (f"[cluster]\nk = 1\nm = {drives - 1}\ndata_device = {device}\njournal_device = nvme_journal\n"
                    f"frame = {frame}\nreaders = {drives - 1}\n")
-        runs = [
-            ("read_only", "rails", "", rails_streams(OBJECTS_200GB, writes=False)),
-            ("none_100MB", "none", "data_device = fresh\n[ssd fresh]\ninitial_footprint = 0\n", rails_streams(400)),
-            ("none", "none", "", rails_streams(OBJECTS_200GB)),
-            ("rails", "rails", "", rails_streams(OBJECTS_200GB)),
-            ("rails_guard1s", "rails", "guard = 1\n", rails_streams(OBJECTS_200GB)),
+        runs = [("read_only", "rails", "", rails_streams(objects, writes=False))]
+        if with_narrow_range:
+            runs.append(("none_100MB", "none", f"data_device = fresh\n[ssd fresh]\nbase = {device}\n"
+                                               "initial_footprint = 0\n", rails_streams(400)))
+        runs += [
+            ("none", "none", "", rails_streams(objects)),
+            ("rails", "rails", "", rails_streams(objects)),
+            ("rails_guard1s", "rails", "guard = 1\n", rails_streams(objects)),
         ]
         level = None
         for name, policy, extra, streams in runs:
-            text = header(policy, duration) + cluster + extra + streams
-            summary, timeline, _ = run_sim(sim, work / "rails", f"d{drives}_{name}", text)
+            text = header(policy, duration, drive=drive) + cluster + extra + streams
+            summary, timeline, _ = run_sim(sim, work, f"d{drives}_{name}", text)
             per_second = [r["reads"] for r in steady(timeline, frame, duration)]
             if level is None:
                 level = sum(per_second) / len(per_second)
@@ -129,13 +212,16 @@ def rails(sim, work):
                          "invariant_violations": int(summary["invariant_violations"])})
             for i, v in enumerate(sorted(per_second)):
                 cdf.append({"drives": drives, "run": name, "fraction": (i + 1) / len(per_second), "read_iops": v})
-    write_table("rails", rows, ["drives", "run", "read_iops_mean", "read_iops_p5", "seconds_at_90pct_read_only",
-                                "p50", "p99", "p99.9", "p99.99", "read_gc_blocked", "write_iops",
-                                "invariant_violations"])
-    with open(RESULTS / "rails_cdf.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["drives", "run", "fraction", "read_iops"], lineterminator="\n")
-        w.writeheader()
-        w.writerows(cdf)
+    return rows, cdf
+
+
+# ---- figs. 4.13a and 6.9: Rails and QoS on Rails on drive A ----
+
+def drive_a(sim, work):
+    rows, _ = rails_runs(sim, work / "drive_a", DRIVE_A, (2,))
+    write_table("drive_a", rows, RAILS_COLUMNS)
+    qos_rows = qos_runs(sim, work / "drive_a", DRIVE_A, QOS_RUNS[:2])
+    write_table("drive_a_qos", qos_rows, QOS_COLUMNS)
 
 
 # ---- figs. 4.14-4.15: trace-driven, 2 drives ----
@@ -220,7 +306,8 @@ def erails(sim, work):
 def write_vs_m(sim, work):
     # A drive without GC cost, so w is one number and the formula's assumption holds.
     ideal = (f"include = {DEVICES}/intel510_drive_b.conf\ninclude = {DEVICES}/nvme_journal.conf\n")
-    ideal_device = "[ssd ideal]\ninitial_footprint = 0\ngc_erase_bandwidth = 1e18\ngc_copy_bandwidth = 1e18\n"
+    ideal_device = ("[ssd ideal]\nbase = intel510\ninitial_footprint = 0\ngc_erase_bandwidth = 1e18\n"
+                    "gc_copy_bandwidth = 1e18\n")
     # Every shard is `shard` bytes whatever k is, so w (measured with the same request size) is the
     # per-drive rate the bound assumes.
     shard, duration, frame = 65536, 120, 1
@@ -295,25 +382,43 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+QOS_RUNS = (  # name, policy, scheduler, extra [cluster] lines
+    ("rails", "rails", "qbox", ""),
+    ("rails_idle_1s_before_switch", "rails", "qbox", "guard = 1\n"),
+    ("no_rails", "none", "qbox", ""),
+    ("no_rails_fifo", "none", "fifo", ""),
+    ("no_rails_mclock", "none", "mclock", ""),
+    ("rails_idle_1s_before_switch_mclock", "rails", "mclock", "guard = 1\n"))
+QOS_STREAMS = ("read_seq", "read_rand", "write_seq", "write_rand")
+QOS_COLUMNS = ["run", "fraction_met_all", *[f"{s}_met" for s in QOS_STREAMS], "read_target", "write_target", "p50",
+               "p99", "p99.9", "late_reads", "invariant_violations"]
+
+
 def qos(sim, work):
+    write_table("qos", qos_runs(sim, work / "qos", DRIVE_B, QOS_RUNS), QOS_COLUMNS)
+
+
+def qos_runs(sim, work, drive, runs):
     # Thesis §6.2: four streams (sequential/random reads, sequential/random writes) with throughput
-    # targets on two drive-B SSDs under Rails; reads judged per second, writes per epoch (two
-    # switches), and the share of windows meeting the target reported, without and with 1 s of
-    # idle time for the writing drive before each switch (our guard). Targets come from a broker
-    # step as in §6.1.2: profile each class alone, take its 5th-percentile throughput at the judging
-    # granularity, and reserve 90% of it, split equally between the class's two streams.
+    # targets on two SSDs under Rails; reads judged per second, writes per epoch (two switches), and
+    # the share of windows meeting the target reported, without and with 1 s of idle time for the
+    # writing drive before each switch (our guard). Targets come from a broker step as in §6.1.2:
+    # profile each class alone, take its 5th-percentile throughput at the judging granularity, and
+    # reserve 90% of it, split equally between the class's two streams.
     duration, frame = 200, 10
     epoch = 2 * frame
-    cluster = ("[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\n"
+    _, device, objects = drive
+    cluster = (f"[cluster]\nk = 1\nm = 1\ndata_device = {device}\njournal_device = nvme_journal\n"
                f"frame = {frame}\n")
-    read_streams = (f"[stream read_seq]\npattern = sequential\noutstanding = 8\nobjects = {OBJECTS_200GB}\n"
-                    f"[stream read_rand]\noutstanding = 8\nobjects = {OBJECTS_200GB}\n")
+    read_streams = (f"[stream read_seq]\npattern = sequential\noutstanding = 8\nobjects = {objects}\n"
+                    f"[stream read_rand]\noutstanding = 8\nobjects = {objects}\n")
     write_streams = (f"[stream write_seq]\npattern = sequential\nread_fraction = 0\noutstanding = 2\n"
-                     f"objects = {OBJECTS_200GB}\n"
-                     f"[stream write_rand]\nread_fraction = 0\noutstanding = 2\nobjects = {OBJECTS_200GB}\n")
-    _, reads_alone, _ = run_sim(sim, work / "qos", "profile_reads", header("rails", duration) + cluster + read_streams)
-    _, writes_alone, _ = run_sim(sim, work / "qos", "profile_writes",
-                                 header("rails", duration) + cluster + write_streams)
+                     f"objects = {objects}\n"
+                     f"[stream write_rand]\nread_fraction = 0\noutstanding = 2\nobjects = {objects}\n")
+    _, reads_alone, _ = run_sim(sim, work, "profile_reads",
+                                header("rails", duration, drive=drive) + cluster + read_streams)
+    _, writes_alone, _ = run_sim(sim, work, "profile_writes",
+                                 header("rails", duration, drive=drive) + cluster + write_streams)
     read_p5 = percentile([r["reads"] for r in steady(reads_alone, frame, duration)], 0.05)
     per_epoch = [sum(r["writes"] for r in writes_alone if e <= r["time"] < e + epoch) / epoch
                  for e in range(epoch, duration - epoch + 1, epoch)]
@@ -342,28 +447,21 @@ def qos(sim, work):
         return out
 
     rows = []
-    for name, policy, scheduler, extra in (
-            ("rails", "rails", "qbox", ""),
-            ("rails_idle_1s_before_switch", "rails", "qbox", "guard = 1\n"),
-            ("no_rails", "none", "qbox", ""),
-            ("no_rails_fifo", "none", "fifo", ""),
-            ("no_rails_mclock", "none", "mclock", ""),
-            ("rails_idle_1s_before_switch_mclock", "rails", "mclock", "guard = 1\n")):
-        text = (header(policy, duration) + f"scheduler = {scheduler}\n" + cluster + extra +
+    for name, policy, scheduler, extra in runs:
+        text = (header(policy, duration, drive=drive) + f"scheduler = {scheduler}\n" + cluster + extra +
                 f"read_cost = {read_cost}\nwrite_cost = {write_cost}\n" +
                 with_targets(read_streams + write_streams, scheduler, policy))
-        summary, _, _ = run_sim(sim, work / "qos", name, text)
-        outcome = {r["stream"]: r for r in read_csv(work / "qos" / f"{name}.targets.csv")}
+        summary, _, _ = run_sim(sim, work, name, text)
+        outcome = {r["stream"]: r for r in read_csv(work / f"{name}.targets.csv")}
         windows = sum(int(r["windows"]) for r in outcome.values())
         met = sum(int(r["met"]) for r in outcome.values())
         row = {"run": name, "fraction_met_all": met / windows,
                **{f"{s}_met": float(outcome[s]["fraction_met"]) for s in targets},
                "read_target": read_target, "write_target": write_target,
-               **latency_columns(summary), "late_reads": summary_late_reads(work / "qos" / name),
+               **latency_columns(summary), "late_reads": summary_late_reads(work / name),
                "invariant_violations": int(summary["invariant_violations"])}
         rows.append(row)
-    write_table("qos", rows, ["run", "fraction_met_all", *[f"{s}_met" for s in targets], "read_target",
-                              "write_target", "p50", "p99", "p99.9", "late_reads", "invariant_violations"])
+    return rows
 
 
 def summary_late_reads(prefix):
@@ -410,8 +508,8 @@ def speed(sim, work):
                                 "requests_per_cpu_second", "requests_per_cpu_second_worst", "invariant_violations"])
 
 
-EXPERIMENTS = {"rails": rails, "trace": trace, "erails": erails, "write_vs_m": write_vs_m, "qos": qos, "scale": scale,
-               "speed": speed}
+EXPERIMENTS = {"calibrate": calibrate, "rails": rails, "drive_a": drive_a, "trace": trace, "erails": erails,
+               "write_vs_m": write_vs_m, "qos": qos, "scale": scale, "speed": speed}
 
 
 def main():

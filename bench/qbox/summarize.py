@@ -12,7 +12,9 @@ over the windows after the first SECONDS:
 
 Optionally plots throughput and the best available share over time to a PNG.
 
-usage: summarize.py [--png OUT.png] [--skip SECONDS] [--alone ALONE.csv ...] RUN.csv [RUN.csv ...]
+usage: summarize.py [--png OUT.png] [--skip SECONDS] [--alone-skip SECONDS] [--alone ALONE.csv ...]
+                    RUN.csv [RUN.csv ...]
+(--alone-skip: the warm-up left out of the standalone runs; default the same as --skip.)
 """
 import csv
 import os
@@ -113,12 +115,15 @@ def main():
     args = sys.argv[1:]
     png = None
     skip = 0.0
+    alone_skip = None
     alone_paths = []
     while args and args[0].startswith("--") and len(args) > 1:
         if args[0] == "--png":
             png = args[1]
         elif args[0] == "--skip":
             skip = float(args[1])
+        elif args[0] == "--alone-skip":
+            alone_skip = float(args[1])
         elif args[0] == "--alone":
             alone_paths.append(args[1])
         else:
@@ -126,7 +131,8 @@ def main():
         args = args[2:]
     if not args:
         sys.exit(__doc__)
-    alone = dict(black_box.alone_iops(load(path), skip) for path in alone_paths)
+    alone_skip = skip if alone_skip is None else alone_skip
+    alone = dict(black_box.alone_iops(load(path), alone_skip) for path in alone_paths)
     runs = {path: load(path) for path in args}
     print(COLUMNS)
     for path, rows in runs.items():

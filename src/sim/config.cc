@@ -190,6 +190,13 @@ Table stream_table(StreamConfig& s) {
   };
 }
 
+// An [ssd] or [hdd] section's keys: the model's parameters and the base it derives from.
+Table device_table(DeviceConfig& d) {
+  Table t = d.is_ssd ? ssd_table(d.ssd) : hdd_table(d.hdd);
+  t["base"] = text(&d.base);
+  return t;
+}
+
 Table failure_table(FailureConfig& f) {
   return {
       {"osd", integer(&f.osd, 0, 99999)},
@@ -305,8 +312,7 @@ class Parser {
       if (!fresh) return Error{"section", where + "device '" + name + "' defined twice"};
       it->second.is_ssd = type == "ssd";
       it->second.ssd.name = it->second.hdd.name = name;
-      table = it->second.is_ssd ? ssd_table(it->second.ssd) : hdd_table(it->second.hdd);
-      table["base"] = text(&it->second.base);
+      table = device_table(it->second);
       device_ = name;
     } else if (type == "failure") {
       for (const auto& f : c_.failures)
@@ -371,8 +377,7 @@ class Parser {
     if (auto e = resolve(d.base, chain, resolved)) return e;
     DeviceConfig derived = base->second;
     derived.ssd.name = derived.hdd.name = name;
-    Table table = derived.is_ssd ? ssd_table(derived.ssd) : hdd_table(derived.hdd);
-    table["base"] = text(&derived.base);
+    Table table = device_table(derived);
     for (const auto& [line, value] : device_lines_[name]) table.at(line.key)(line, value);  // checked when parsed
     d = derived;
     resolved.insert(name);

@@ -10,7 +10,8 @@ over the windows after the first SECONDS:
   real devices, given the standalone runs with --alone (one CSV per client, the client named as in
   the runs); black_box_total is the mean over windows of the run's summed black-box shares.
 
-Optionally plots throughput and the best available share over time to a PNG.
+Optionally plots throughput and the best available share over time to a PNG (the windows left out
+shaded).
 
 usage: summarize.py [--png OUT.png] [--skip SECONDS] [--alone-skip SECONDS] [--alone ALONE.csv ...]
                     RUN.csv [RUN.csv ...]
@@ -76,7 +77,7 @@ def summarize(path, rows, skip, alone):
     return lines
 
 
-def plot(png, runs, alone):
+def plot(png, runs, alone, skip):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -103,12 +104,14 @@ def plot(png, runs, alone):
             axes[1][column].plot(times, [sum(s for _, s in shares[x].values()) for x in times], ":",
                                  color="black", label="total")
             axes[1][column].legend(fontsize=8)
+        for row in axes:
+            row[column].axvspan(0, skip, color="0.92")  # left out of the summary
         axes[0][column].set_title(os.path.basename(path), fontsize=9)
         axes[0][column].set_ylabel("IOPS")
         axes[1][column].set_xlabel("time (s)")
         axes[0][column].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(png, dpi=80)
+    fig.savefig(png, dpi=60)
 
 
 def main():
@@ -139,7 +142,7 @@ def main():
         for line in summarize(path, rows, skip, alone):
             print(line)
     if png:
-        plot(png, runs, alone)
+        plot(png, runs, alone, skip)
 
 
 if __name__ == "__main__":

@@ -39,9 +39,11 @@ StreamRequest StreamGenerator::from_trace() {
   std::uint32_t length = static_cast<std::uint32_t>(
       std::min<std::uint64_t>((record.size + kBlock - 1) / kBlock * kBlock, kLargestTraceRequest));
   length = static_cast<std::uint32_t>(std::min<std::uint64_t>(length, region_bytes_));
-  // Keep the trace's locality: nearby trace offsets stay nearby, folded into the region.
-  const std::uint64_t span = region_bytes_ - length + kBlock;
-  const std::uint64_t offset = (record.offset / kBlock * kBlock) % span;
+  // Keep the trace's locality: nearby trace offsets stay nearby, folded into the region. The fold
+  // must not depend on the request's length, or a sequential run of mixed sizes (32 and 64 KiB in
+  // the MSR traces) would land in pieces all over the region.
+  std::uint64_t offset = (record.offset / kBlock * kBlock) % region_bytes_;
+  offset = std::min(offset, region_bytes_ - length);
   const std::size_t following = (position_ + 1) % trace_->size();
   const std::uint64_t following_pass = (position_ + 1) / trace_->size();
   next_arrival_ = (*trace_)[following].time + static_cast<double>(following_pass) * trace_period_;

@@ -132,5 +132,20 @@ TEST(StreamGenerator, TraceRequestsStayInTheRegionAndKeepTheirTiming) {
   EXPECT_DOUBLE_EQ(generator.next_arrival(), 1.0);  // second pass starts one mean gap later
 }
 
+TEST(StreamGenerator, TraceRunsOfMixedSizesStayContiguous) {
+  constexpr std::uint64_t base = (1ull << 40) + 5 * 4096;
+  const std::vector<TraceRecord> trace{{0.0, Operation::read, base, 32768},
+                                       {0.1, Operation::read, base + 32768, 65536},
+                                       {0.2, Operation::read, base + 98304, 32768}};
+  ClientSpec spec = parse_client_spec("name=T,pattern=trace,trace=x,util=0.5").value();
+  StreamGenerator generator(spec, 1 << 20, 8 << 20, &trace, 1);
+  StreamRequest previous = generator.next();
+  for (int k = 1; k < 3; ++k) {
+    const StreamRequest r = generator.next();
+    EXPECT_EQ(r.offset, previous.offset + previous.length) << "request " << k;
+    previous = r;
+  }
+}
+
 }  // namespace
 }  // namespace qbox

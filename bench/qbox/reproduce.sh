@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces QBox figures 3.2, 3.15/3.16 and 3.17 on the simulated HDD and SSD of src/sim (about a
-# minute; file.sh and rados.sh run them on real devices). Writes CSVs, summaries and PNGs to OUT.
+# Reproduces QBox figures 3.2, 3.15/3.16 and 3.17 on the simulated HDD and SSD of src/sim (a few
+# seconds; file.sh and rados.sh run them on real devices). Writes CSVs, summaries and PNGs to OUT.
 #
 # usage: bench/qbox/reproduce.sh BUILD_DIR OUT_DIR
 #   BUILD_DIR: a tree configured with -DERAILS_WITH_SIM=ON (qbox-bench with sim-hdd/sim-ssd)

@@ -2,7 +2,7 @@
 # QBox figures 3.2, 3.15, 3.16 and 3.17 on a RADOS pool: starts its own local cluster of 2 BlueStore
 # OSDs (vstart-configs, 127.0.0.1, cephx), creates a size-1 pool laid out as 64 objects of 4 MiB
 # (reads spread over both OSDs, like the thesis' two-disk RAID 0), runs the same set as file.sh
-# (figures.sh) through librados, stops the cluster. About 11.5 minutes. Writes
+# (figures.sh) through librados, stops the cluster. About 11 minutes. Writes
 # rados_<fig>_*.csv, rados_<fig>.summary.csv, rados_<fig>.png and rados.conditions.txt to OUT.
 #
 # usage: bench/qbox/rados.sh BUILD_DIR OUT_DIR

@@ -8,6 +8,9 @@ Run by bench/rails/run.sh, which starts the cluster (`start.sh --loop-data`) and
 bench/rails/README.md. Needs Debian's /usr/bin/python3 (python3-rados, python3-matplotlib).
 
 Steps, in this order, all on one cluster (--steps picks some; set-up always runs):
+  placement  every PG of the Rails pool has shard i on an OSD of color i (`ceph pg dump`), so
+         has every mapping `crushtool --test` computes from the pool's rule, and a profile naming
+         a missing or an empty bucket is refused at pool creation.
   mixed  `rados bench write` and `rados bench rand` together for --mixed-seconds, first on a pool
          without colors with the rails module inactive (off), then on the Rails pool with it
          active (on); per-OSD, per-second timelines and the in-phase shares.
@@ -52,7 +55,8 @@ TARGET_SHARE = 0.99
 COST_P99_LIMIT = 2.0
 COST_THROUGHPUT_FLOOR = 0.8
 NEAR_SWITCH_SECONDS = 1.0
-STEPS = ("mixed", "cost", "burst", "crash")
+STEPS = ("placement", "mixed", "cost", "burst", "crash")
+CRUSH_TEST_INPUTS = 1024
 
 
 class Run:
@@ -144,6 +148,70 @@ class Run:
         self.ceph("config", "set", "mgr", "mgr/rails/active", "true" if active else "false")
         # The module reads its settings every loop (0.5 s); an inactive one releases every OSD.
         time.sleep(2)
+
+    # --- placement -----------------------------------------------------------------------------
+
+    def placement(self) -> None:
+        dump = json.loads(self.ceph("pg", "dump", "pgs_brief", "-f", "json"))
+        dump = dump["pg_stats"] if isinstance(dump, dict) else dump
+
+        def pgs_of(pool):
+            pool_id = str(self.cluster.pool_lookup(pool))
+            return [pg for pg in dump if pg["pgid"].split(".")[0] == pool_id]
+        pgs = pgs_of(RAILS_POOL)
+        misplaced = [pg["pgid"] for pg in pgs if self.off_color(pg["acting"])]
+        self.say(f"placement: {len(pgs)} PGs of {RAILS_POOL} in `ceph pg dump`, {len(misplaced)} with a shard off "
+                 f"its color{': ' + ', '.join(misplaced) if misplaced else ''}")
+        # The same check on the pool without colors shows that it can fail.
+        plain = pgs_of(PLAIN_POOL)
+        self.say(f"placement: for contrast, {sum(1 for pg in plain if self.off_color(pg['acting']))} of the "
+                 f"{len(plain)} PGs of {PLAIN_POOL} (no crush-colors) have a shard off its color")
+        rule = json.loads(self.ceph("osd", "pool", "get", RAILS_POOL, "crush_rule", "-f", "json"))["crush_rule"]
+        rule_id = json.loads(self.ceph("osd", "crush", "rule", "dump", rule, "-f", "json"))["rule_id"]
+        crush_map = os.path.join(self.args.out, "crushmap.bin")
+        self.ceph("osd", "getcrushmap", "-o", crush_map)
+        tested = subprocess.run(["crushtool", "-i", crush_map, "--test", "--rule", str(rule_id), "--num-rep",
+                                 str(K + M), "--min-x", "0", "--max-x", str(CRUSH_TEST_INPUTS - 1),
+                                 "--show-mappings"], capture_output=True, text=True, check=True)
+        os.remove(crush_map)
+        mappings = [json.loads(line[line.index("["):].replace("2147483647", "-1"))
+                    for line in tested.stdout.splitlines() if line.startswith("CRUSH rule")]
+        off = sum(1 for mapping in mappings if self.off_color(mapping))
+        self.say(f"placement: `crushtool --test` of rule {rule} ({rule_id}), {len(mappings)} inputs: {off} with a "
+                 f"shard off its color or missing")
+        refused = self.refused_pools()
+        problems = []
+        if not pgs or misplaced:
+            problems.append("PGs with a shard off its color" if pgs else f"no PG of {RAILS_POOL} in the dump")
+        if len(mappings) != CRUSH_TEST_INPUTS or off:
+            problems.append("crushtool mappings off their colors or missing")
+        problems += [f"a pool with {what} bucket was created" for what, refusal in refused.items() if refusal is None]
+        if problems:
+            raise SystemExit("placement: " + "; ".join(problems))
+
+    def off_color(self, osds: List[int]) -> bool:
+        return len(osds) != K + M or any(self.color_of.get(osd) != shard for shard, osd in enumerate(osds))
+
+    def refused_pools(self) -> Dict[str, str]:
+        """Tries a pool whose colors name a missing bucket and one whose colors name an empty
+        bucket; each should be refused. Returns each refusal's message, or None if it was created."""
+        self.ceph("osd", "crush", "add-bucket", "emptycolor", "rack")
+        self.ceph("osd", "crush", "move", "emptycolor", "root=default")
+        refusals = {}
+        for what, last in (("a missing", "nosuchcolor"), ("an empty", "emptycolor")):
+            colors = ",".join([f"color{i}" for i in range(K + M - 1)] + [last])
+            self.ceph("osd", "erasure-code-profile", "set", "badcolors", "plugin=erails", f"k={K}", f"m={M}",
+                      f"crush-colors={colors}")
+            done = subprocess.run(["ceph", "osd", "pool", "create", "badcolors", "8", "8", "erasure", "badcolors"],
+                                  env=self.env, capture_output=True, text=True, timeout=60)
+            refusals[what] = done.stderr.strip() if done.returncode != 0 else None
+            self.say(f"placement: pool with {what} color bucket ({last}): " +
+                     (f"refused, exit {done.returncode}: {refusals[what]}" if done.returncode != 0 else "CREATED"))
+            if done.returncode == 0:
+                self.ceph("osd", "pool", "rm", "badcolors", "badcolors", "--yes-i-really-really-mean-it")
+            self.ceph("osd", "erasure-code-profile", "rm", "badcolors")
+        self.ceph("osd", "crush", "remove", "emptycolor")
+        return refusals
 
     # --- mixed load ----------------------------------------------------------------------------
 
@@ -448,6 +516,8 @@ def main(argv):
     run = Run(args)
     run.set_up()
     verdict = True
+    if "placement" in args.steps:
+        run.placement()
     if "mixed" in args.steps:
         run.fill(PLAIN_POOL)
         run.fill(RAILS_POOL)

@@ -1,10 +1,12 @@
 """End to end on a real local cluster (vstart-configs/start.sh): 4 BlueStore OSDs, one color each,
 an erails 2+2 pool with a 6 s frame, the rails module enabled from this source tree.
 
-Checks with `ceph tell osd.N config get bluestore_deferred_batch_ops` that every OSD the schedule
-puts in read phase (or guard) holds and every write-phase OSD is released, across several switches,
-that a release makes an OSD apply the writes it held (BlueStore's deferred_write_ops counter), and
-that an OSD whose hold is undone behind the module's back is held again.
+Checks that shard i of every PG is on color i and that pools naming a missing or an empty color
+bucket are refused; then, with `ceph tell osd.N config get bluestore_deferred_batch_ops`, that
+every OSD the schedule puts in read phase (or guard) holds and every write-phase OSD is released,
+across several switches, that a release makes an OSD apply the writes it held (BlueStore's
+deferred_write_ops counter), and that an OSD whose hold is undone behind the module's back is
+held again.
 
 Needs the erails plugin built: ERAILS_PLUGIN_DIR names its directory. Selected with -m cluster.
 Ports 17900.. and /tmp/rails-mgr-e2e-*; the cluster is stopped at the end even on failure.
@@ -108,6 +110,32 @@ def cluster():
         shutil.rmtree(cluster_dir, ignore_errors=True)
 
 
+def check_placement(env, colors):
+    """Shard i of every PG is on osd.i, the one OSD of color i; pools whose colors name a missing
+    or an empty bucket are refused, naming it."""
+    pool_id = next(p["pool"] for p in json.loads(ceph(env, "osd", "dump", "-f", "json"))["pools"]
+                   if p["pool_name"] == "railspool")
+
+    def acting_sets():
+        dump = json.loads(ceph(env, "pg", "dump", "pgs_brief", "-f", "json"))
+        return [pg["acting"] for pg in (dump["pg_stats"] if isinstance(dump, dict) else dump)
+                if pg["pgid"].startswith(f"{pool_id}.")]
+    wait_for("railspool's PGs to be mapped", lambda: len(acting_sets()) == 8 and
+             all(0 <= osd < OSDS for acting in acting_sets() for osd in acting), 60)
+    assert all(acting == list(range(OSDS)) for acting in acting_sets()), acting_sets()
+
+    ceph(env, "osd", "crush", "add-bucket", "emptycolor", "rack")
+    ceph(env, "osd", "crush", "move", "emptycolor", "root=default")
+    for last, complaint in (("nosuchcolor", "which is not a CRUSH bucket"), ("emptycolor", "is empty")):
+        ceph(env, "osd", "erasure-code-profile", "set", "badcolors", "plugin=erails", "k=2", "m=2",
+             "crush-colors=" + ",".join(colors[:-1] + [last]))
+        created = subprocess.run(["ceph", "osd", "pool", "create", "badcolors", "8", "8", "erasure", "badcolors"],
+                                 env=env, capture_output=True, text=True, timeout=60)
+        assert created.returncode != 0 and last in created.stderr and complaint in created.stderr, created
+        ceph(env, "osd", "erasure-code-profile", "rm", "badcolors")
+    ceph(env, "osd", "crush", "remove", "emptycolor")
+
+
 def test_read_phase_osds_hold_and_write_phase_osds_are_released(cluster):
     env, cluster_dir = cluster
     colors = []
@@ -139,6 +167,7 @@ def test_read_phase_osds_hold_and_write_phase_osds_are_released(cluster):
                                                         capture_output=True).returncode == 0, 60)
     status = json.loads(ceph(env, "rails", "status", "-f", "json"))
     assert [c["bucket"] for c in status["pools"][0]["colors"]] == colors
+    check_placement(env, colors)
 
     # With 2 readers of 4 colors every OSD is read phase in two frames of four and write phase in
     # two. An answer is skipped when it straddles the asked OSD's change, which in frame f can only

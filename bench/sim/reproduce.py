@@ -10,6 +10,7 @@ can be traced to the exact input. Device parameters come from src/sim/configs/de
 value names the thesis figure it was calibrated against. Standard library only.
 """
 import argparse
+import collections
 import csv
 import os
 import pathlib
@@ -26,9 +27,10 @@ DEVICES = ROOT / "src" / "sim" / "configs" / "devices"
 SPEED_REPEATS = 5  # runs of each speed configuration; the median and the worst are reported
 OBJECTS_200GB = 762939  # 256 KB objects covering the first 200 GB, the range of fig. 4.3b
 OBJECTS_50GB = 190735  # the same over the first 50 GB, drive A's range in fig. 4.4
-# The calibrated models: config file, [ssd] name, and the range its experiments address.
-DRIVE_B = ("intel510_drive_b.conf", "intel510", OBJECTS_200GB)
-DRIVE_A = ("intel_x25e_drive_a.conf", "x25e", OBJECTS_50GB)
+# A calibrated model: its config file, its [ssd] name, and the objects its experiments address.
+Drive = collections.namedtuple("Drive", "conf name objects")
+DRIVE_B = Drive("intel510_drive_b.conf", "intel510", OBJECTS_200GB)
+DRIVE_A = Drive("intel_x25e_drive_a.conf", "x25e", OBJECTS_50GB)
 
 
 def run_sim(sim, work, name, text):
@@ -52,7 +54,7 @@ def run_sim(sim, work, name, text):
 
 
 def header(policy, duration, seed=1, drive=DRIVE_B):
-    return (f"include = {DEVICES}/{drive[0]}\ninclude = {DEVICES}/nvme_journal.conf\n"
+    return (f"include = {DEVICES}/{drive.conf}\ninclude = {DEVICES}/nvme_journal.conf\n"
             f"[sim]\nseed = {seed}\nduration = {duration}\npolicy = {policy}\n")
 
 
@@ -86,6 +88,16 @@ def write_table(name, rows, columns):
     print(f"-> {RESULTS / (name + '.csv')}\n")
 
 
+def fresh_device(base):
+    """[ssd fresh]: `base` with no randomly written footprint, so its GC starts with nothing owed."""
+    return f"[ssd fresh]\nbase = {base}\ninitial_footprint = 0\n"
+
+
+def blocked_share(summary):
+    """Share of time one of two drives was blocked by GC (the summary sums both drives)."""
+    return float(summary["gc_blocked_seconds"]) / 2 / float(summary["client_end"])
+
+
 def latency_columns(summary):
     return {q: float(summary[f"read_{q}"]) * 1e3 for q in ("p50", "p99", "p99.9", "p99.99")}
 
@@ -101,18 +113,18 @@ def calibrate(sim, work):
     rows = []
 
     def run(drive, name, stream, duration, device=None):
-        _, base, _ = drive
-        fresh = f"[ssd fresh]\nbase = {base}\ninitial_footprint = 0\n" if device == "fresh" else ""
-        text = (header("none", duration, drive=drive) + f"[cluster]\nk = 1\nm = 1\ndata_device = {device or base}\n" +
+        fresh = fresh_device(drive.name) if device == "fresh" else ""
+        text = (header("none", duration, drive=drive) +
+                f"[cluster]\nk = 1\nm = 1\ndata_device = {device or drive.name}\n" +
                 fresh + "[stream s]\nkind = open\n" + stream)
-        summary, timeline, _ = run_sim(sim, work / "calibrate", f"{base}_{name}", text)
+        summary, timeline, _ = run_sim(sim, work / "calibrate", f"{drive.name}_{name}", text)
         return summary, steady(timeline, 5, duration)
 
     def add(drive, quantity, model, thesis, source):
-        rows.append({"device": drive[1], "quantity": quantity, "model": model, "thesis": thesis, "source": source})
+        rows.append({"device": drive.name, "quantity": quantity, "model": model, "thesis": thesis, "source": source})
 
     for drive in (DRIVE_B, DRIVE_A):
-        objects = drive[2]
+        objects = drive.objects
         is_b = drive is DRIVE_B
         _, reads = run(drive, "reads_256k", f"rate = 3000\nobjects = {objects}\n", 20)
         add(drive, "256 KB random reads/s, one drive", sum(r["reads"] for r in reads) / len(reads) / 2,
@@ -129,7 +141,7 @@ def calibrate(sim, work):
         add(drive, f"256 KB random writes/s over {range_gb} GB", sum(r["writes"] for r in writes) / len(writes),
             "none given", "")
         add(drive, f"share of time blocked by GC, random writes over {range_gb} GB",
-            gc_seconds / 2 / float(summary["client_end"]), "> 0.6 (\"over 600 ms/sec\")",
+            blocked_share(summary), "> 0.6 (\"over 600 ms/sec\")",
             "fig. 4.4" + ("" if not is_b else " (drive A; §4.3: B degrades to the same level)"))
         add(drive, "mean blocking GC event (ms)", 1e3 * gc_seconds / events, "tens of ms, up to 100",
             "§4.4.1, fig. 4.15a")
@@ -137,7 +149,7 @@ def calibrate(sim, work):
             summary, _ = run(drive, "writes_100MB", "rate = 1500\nread_fraction = 0\nobjects = 400\n", duration,
                              "fresh")
             add(drive, "share of time blocked by GC, random writes over 100 MB",
-                float(summary["gc_blocked_seconds"]) / 2 / float(summary["client_end"]), "predictable", "fig. 4.3a")
+                blocked_share(summary), "predictable", "fig. 4.3a")
         else:
             seq = "rate = 45000\npattern = sequential\nread_fraction = 0\nsize = 4096\nobjects = 1000000\n"
             _, writes = run(drive, "seq_writes_4k_fresh", seq, 20, "fresh")
@@ -147,7 +159,7 @@ def calibrate(sim, work):
             windows = [sum(r["writes"] for r in writes[i:i + 5]) / 5 for i in range(0, len(writes) - 4, 5)]
             add(drive, "4 KB sequential writes/s into the random range, 5th percentile of 5 s windows",
                 percentile(windows, 0.05), "~20000", "§6.1.3, fig. 4.6")
-        print(f"{drive[1]}: {DEVICES / drive[0]}")
+        print(f"{drive.name}: {DEVICES / drive.conf}")
     write_table("calibrate", rows, ["device", "quantity", "model", "thesis", "source"])
 
 
@@ -181,15 +193,14 @@ def rails_runs(sim, work, drive, drive_counts, with_narrow_range=False):
     """Read-only, no separation and Rails (without and with 1 s of idle before each switch) on
     `drive`; a second is predictable when its reads reach 90% of the read-only mean."""
     duration, frame = 200, 10
-    _, device, objects = drive
+    device, objects = drive.name, drive.objects
     rows, cdf = [], []
     for drives in drive_counts:
         cluster = (f"[cluster]\nk = 1\nm = {drives - 1}\ndata_device = {device}\njournal_device = nvme_journal\n"
                    f"frame = {frame}\nreaders = {drives - 1}\n")
         runs = [("read_only", "rails", "", rails_streams(objects, writes=False))]
         if with_narrow_range:
-            runs.append(("none_100MB", "none", f"data_device = fresh\n[ssd fresh]\nbase = {device}\n"
-                                               "initial_footprint = 0\n", rails_streams(400)))
+            runs.append(("none_100MB", "none", "data_device = fresh\n" + fresh_device(device), rails_streams(400)))
         runs += [
             ("none", "none", "", rails_streams(objects)),
             ("rails", "rails", "", rails_streams(objects)),
@@ -407,7 +418,7 @@ def qos_runs(sim, work, drive, runs):
     # reserve 90% of it, split equally between the class's two streams.
     duration, frame = 200, 10
     epoch = 2 * frame
-    _, device, objects = drive
+    device, objects = drive.name, drive.objects
     cluster = (f"[cluster]\nk = 1\nm = 1\ndata_device = {device}\njournal_device = nvme_journal\n"
                f"frame = {frame}\n")
     read_streams = (f"[stream read_seq]\npattern = sequential\noutstanding = 8\nobjects = {objects}\n"

@@ -57,12 +57,13 @@ def per_client(windows):
     for clients in windows.values():
         for client, (target, share) in clients.items():
             by_client[client].append((target, share))
-    result = {}
-    for client, pairs in by_client.items():
-        errors = [abs(share - target) for target, share in pairs]
-        result[client] = ClientShare(len(pairs), sum(s for _, s in pairs) / len(pairs),
-                                     sum(errors) / len(errors), max(errors))
-    return result
+    return {client: share_stats(pairs) for client, pairs in by_client.items()}
+
+
+def share_stats(pairs):
+    """ClientShare of (target, share) pairs, one per window; any measure of share."""
+    errors = [abs(share - target) for target, share in pairs]
+    return ClientShare(len(pairs), sum(s for _, s in pairs) / len(pairs), sum(errors) / len(errors), max(errors))
 
 
 def mean_total(windows):

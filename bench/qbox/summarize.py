@@ -63,9 +63,8 @@ def summarize(path, rows, skip, alone):
         est_error = sum(abs(e - float(r["target_util"])) for e, r in zip(est, rs)) / n
         fields = [os.path.basename(path), client, str(n), f"{target:.4f}", f"{iops:.1f}", f"{sum(est) / n:.4f}", f"{est_error:.4f}"]
         if rs[0]["device_share"]:
-            shares = [float(r["device_share"]) for r in rs]
-            errors = [abs(s - float(r["target_util"])) for s, r in zip(shares, rs)]
-            fields += [f"{sum(shares) / n:.4f}", f"{sum(errors) / n:.4f}", f"{max(errors):.4f}"]
+            c = black_box.share_stats([(float(r["target_util"]), float(r["device_share"])) for r in rs])
+            fields += [f"{c.mean_share:.4f}", f"{c.mean_error:.4f}", f"{c.max_error:.4f}"]
         else:
             fields += ["", "", ""]
         if client in bb:

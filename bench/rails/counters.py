@@ -57,12 +57,12 @@ def record_deferred_bytes(cluster, osds: List[int], tick: float, stop: threading
     """Every OSD's bluestore_write_deferred_bytes every `tick` seconds until `stop` is set, each
     reading filed under the middle of its round trip."""
     readings: Dict[int, List[Reading]] = {osd: [] for osd in osds}
+
+    def read(osd):
+        return _bluestore_perf(cluster, osd)["bluestore_write_deferred_bytes"], time.time()
     with ThreadPoolExecutor(max_workers=len(osds)) as pool:
         while not stop.is_set():
             began = time.time()
-
-            def read(osd):
-                return _bluestore_perf(cluster, osd)["bluestore_write_deferred_bytes"], time.time()
             for osd, (value, ended) in zip(osds, pool.map(read, osds)):
                 readings[osd].append(Reading((began + ended) / 2, value))
             stop.wait(max(0.0, began + tick - time.time()))

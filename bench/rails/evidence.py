@@ -152,8 +152,7 @@ class Run:
     # --- placement -----------------------------------------------------------------------------
 
     def placement(self) -> None:
-        dump = json.loads(self.ceph("pg", "dump", "pgs_brief", "-f", "json"))
-        dump = dump["pg_stats"] if isinstance(dump, dict) else dump
+        dump = json.loads(self.ceph("pg", "dump", "pgs_brief", "-f", "json"))["pg_stats"]
 
         def pgs_of(pool):
             pool_id = str(self.cluster.pool_lookup(pool))

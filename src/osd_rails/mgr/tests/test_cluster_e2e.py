@@ -118,8 +118,7 @@ def check_placement(env, colors):
 
     def acting_sets():
         dump = json.loads(ceph(env, "pg", "dump", "pgs_brief", "-f", "json"))
-        return [pg["acting"] for pg in (dump["pg_stats"] if isinstance(dump, dict) else dump)
-                if pg["pgid"].startswith(f"{pool_id}.")]
+        return [pg["acting"] for pg in dump["pg_stats"] if pg["pgid"].startswith(f"{pool_id}.")]
     wait_for("railspool's PGs to be mapped", lambda: len(acting_sets()) == 8 and
              all(0 <= osd < OSDS for acting in acting_sets() for osd in acting), 60)
     assert all(acting == list(range(OSDS)) for acting in acting_sets()), acting_sets()

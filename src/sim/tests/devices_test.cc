@@ -9,17 +9,14 @@
 namespace erails::sim {
 namespace {
 
-SsdParams drive_b() {
-  auto c = load_config(std::string(ERAILS_SIM_CONFIGS) + "/devices/test_drive_b.conf");
+SsdParams drive(const std::string& config, const std::string& name) {
+  auto c = load_config(std::string(ERAILS_SIM_CONFIGS) + "/devices/" + config);
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-  return c.value().devices.at("intel510").ssd;
+  return c.value().devices.at(name).ssd;
 }
 
-SsdParams drive_a() {
-  auto c = load_config(std::string(ERAILS_SIM_CONFIGS) + "/devices/test_drive_a.conf");
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-  return c.value().devices.at("x25e").ssd;
-}
+SsdParams drive_b() { return drive("test_drive_b.conf", "intel510"); }
+SsdParams drive_a() { return drive("test_drive_a.conf", "x25e"); }
 
 // Keeps `depth` requests queued on the device (a closed loop) for `seconds`; returns the time the
 // last completed. `next` makes each request.
@@ -45,13 +42,19 @@ TEST(Ssd, ReadsAloneAreSteadyAndMatchFig411) {
   EXPECT_EQ(ssd.stats().gc_events, 0u);
 }
 
-TEST(Ssd, RandomWritesOverWideRangeBlockAboutSixtyPercent) {
-  SsdModel ssd(drive_b());
+// 30 s of 256 KB random writes over the first `range_bytes`, 8 in flight: the share of time the
+// drive was blocked by GC.
+double blocked_under_random_writes(SsdModel& ssd, double range_bytes) {
   Rng rng(7);
   const double end = saturate(ssd, 8, 30.0, [&] {
-    return IoRequest{IoKind::kWrite, rng.below(200e9 / 262144) * 262144, 262144};
+    return IoRequest{IoKind::kWrite, rng.below(range_bytes / 262144) * 262144, 262144};
   });
-  const double blocked = ssd.stats().gc_blocked_seconds / end;
+  return ssd.stats().gc_blocked_seconds / end;
+}
+
+TEST(Ssd, RandomWritesOverWideRangeBlockAboutSixtyPercent) {
+  SsdModel ssd(drive_b());
+  const double blocked = blocked_under_random_writes(ssd, 200e9);
   EXPECT_GT(blocked, 0.5);  // fig. 4.4: "blocks for over 600 ms/sec"
   EXPECT_LT(blocked, 0.7);
   EXPECT_GT(ssd.stats().gc_events, 100u);
@@ -59,11 +62,7 @@ TEST(Ssd, RandomWritesOverWideRangeBlockAboutSixtyPercent) {
 
 TEST(Ssd, DriveARandomWritesOverItsFirst50GBBlockOverSixtyPercent) {
   SsdModel ssd(drive_a());
-  Rng rng(7);
-  const double end = saturate(ssd, 8, 30.0, [&] {
-    return IoRequest{IoKind::kWrite, rng.below(50e9 / 262144) * 262144, 262144};
-  });
-  const double blocked = ssd.stats().gc_blocked_seconds / end;
+  const double blocked = blocked_under_random_writes(ssd, 50e9);
   EXPECT_GT(blocked, 0.6);  // fig. 4.4: "blocks for over 600 ms/sec"
   EXPECT_LT(blocked, 0.7);
 }

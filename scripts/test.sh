@@ -20,7 +20,7 @@ cmake -S "$repo" -B "$fuzz_build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=
 mapfile -t fuzzers < <(cmake --build "$fuzz_build" --target help | sed -n 's/^\.\.\. \(fuzz_[A-Za-z0-9_]*\).*/\1/p')
 [ "${#fuzzers[@]}" -gt 0 ] || { echo "test.sh: no fuzz targets found" >&2; exit 1; }
 cmake --build "$fuzz_build" -j "$jobs" --target "${fuzzers[@]}"
-(cd "$fuzz_build" && ctest --output-on-failure -R '^fuzz_')
+(cd "$fuzz_build" && ctest --output-on-failure -L fuzz)
 
 cd "$build"
 ctest --output-on-failure -j "$jobs"

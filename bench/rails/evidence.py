@@ -44,7 +44,7 @@ sys.path.insert(0, HERE)
 from counters import COUNTERS, Recorder, data_device_stat_path, device_bytes, record_deferred_bytes  # noqa: E402
 from latency_client import percentile, run_writes  # noqa: E402
 from phase_accounting import PHASES, add, attribute, peak_held, phase_of, share  # noqa: E402
-from rails_schedule import Schedule, ScheduleParams  # noqa: E402
+from rails.schedule import Schedule, ScheduleParams  # noqa: E402
 
 RAILS_POOL = "railspool"
 PLAIN_POOL = "plainpool"

@@ -23,7 +23,7 @@ done
 "$repo/vstart-configs/start.sh" --dir "$cluster_dir" --osds 6 --port-base "$port_base" \
     --plugin-dir "$plugin_dir" --loop-data --fresh
 status=0
-/usr/bin/python3 "$repo/bench/rails/evidence.py" --conf "$cluster_dir/ceph.conf" --cluster-dir "$cluster_dir" \
+PYTHONPATH="$repo/src/mgr" /usr/bin/python3 "$repo/bench/rails/evidence.py" --conf "$cluster_dir/ceph.conf" --cluster-dir "$cluster_dir" \
     --out "$out" "${evidence_args[@]}" || status=$?
 "$repo/vstart-configs/stop.sh" --dir "$cluster_dir"
 if ((status == 0)); then

@@ -6,7 +6,7 @@
 EXPERIMENT is calibrate, rails, drive_a, trace, erails, write_vs_m, qos, scale, speed or all. Each writes
 bench/sim/results/EXPERIMENT.csv (plus EXPERIMENT_*.csv details) and prints a table. The configs it
 runs are written next to the raw outputs in --work (default /tmp/erails-sim-repro), so every number
-can be traced to the exact input. Device parameters come from src/sim/configs/devices, where each
+can be traced to the exact input. Device parameters come from src/devices/models, where each
 value names the thesis figure it was calibrated against. Standard library only.
 """
 import argparse
@@ -23,7 +23,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "sim" / "results"
-DEVICES = ROOT / "src" / "sim" / "configs" / "devices"
+DEVICES = ROOT / "src" / "devices" / "models"
 SPEED_REPEATS = 5  # runs of each speed configuration; the median and the worst are reported
 OBJECTS_200GB = 762939  # 256 KB objects covering the first 200 GB, the range of fig. 4.3b
 OBJECTS_50GB = 190735  # the same over the first 50 GB, drive A's range in fig. 4.4

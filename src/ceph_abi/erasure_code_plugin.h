@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "erasure_code_interface.h"
+#include "ceph_abi/erasure_code_interface.h"
 
 namespace ceph {
 

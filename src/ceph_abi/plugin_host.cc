@@ -1,4 +1,4 @@
-#include "plugin_host.h"
+#include "ceph_abi/plugin_host.h"
 
 #include <dlfcn.h>
 #include <rados/librados.h>

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "erasure_code_plugin.h"
+#include "ceph_abi/erasure_code_plugin.h"
 
 namespace ceph_abi {
 

@@ -1,4 +1,4 @@
-#include "config.h"
+#include "sim/config.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "schedule.h"
+#include "rails/schedule.h"
 
 namespace erails::sim {
 
@@ -135,7 +135,7 @@ Table cluster_table(SimConfig& c) {
   };
 }
 
-Table ssd_table(SsdParams& p) {
+Table ssd_table(devices::SsdParams& p) {
   return {
       {"capacity_bytes", real(&p.capacity_bytes, 1e6, kBig, "1e6..1e18")},
       {"spare_bytes", real(&p.spare_bytes, 1, kBig, "1..1e18")},
@@ -156,7 +156,7 @@ Table ssd_table(SsdParams& p) {
   };
 }
 
-Table hdd_table(HddParams& p) {
+Table hdd_table(devices::HddParams& p) {
   return {
       {"capacity_bytes", real(&p.capacity_bytes, 1e6, kBig, "1e6..1e18")},
       {"bandwidth", real(&p.bandwidth, 1, kBig, "1..1e18 bytes/s")},

@@ -1,6 +1,6 @@
 // Simulator configuration: the structure, and the parser of its text format.
 //
-// Format (one definition, used by every file under src/sim/configs and bench/sim):
+// Format (one definition, used by src/sim/examples, src/devices/models and bench/sim):
 //   # comment                      ; blank lines ignored
 //   include = relative/path.conf   ; before the first section; path relative to this file; a file
 //                                  ; included again (directly or through another) is read once
@@ -31,12 +31,9 @@
 
 #include "devices/hdd.h"
 #include "devices/ssd.h"
-#include "expected.h"
+#include "common/error.h"
 
 namespace erails::sim {
-
-using rails::Error;
-using rails::Expected;
 
 enum class Policy { kNone, kRails, kErails };
 // Who orders the requests waiting for one data device (QoS, thesis ch. 3 and §6.2), on top of the
@@ -91,8 +88,8 @@ struct DeviceConfig {
   // base's. Empty: the struct defaults.
   std::string base;
   bool is_ssd = true;
-  SsdParams ssd;
-  HddParams hdd;
+  devices::SsdParams ssd;
+  devices::HddParams hdd;
 };
 
 struct SimConfig {

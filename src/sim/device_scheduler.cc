@@ -1,4 +1,4 @@
-#include "device_scheduler.h"
+#include "sim/device_scheduler.h"
 
 #include <limits>
 
@@ -41,7 +41,7 @@ double DeviceScheduler::price(qbox::RequestClass request_class, uint32_t bytes) 
   return (is_read ? read_cost_ : write_cost_) * (static_cast<double>(bytes) / 4096);
 }
 
-qbox::Status DeviceScheduler::enqueue(uint32_t stream, uint64_t op, double price, double now) {
+erails::Status DeviceScheduler::enqueue(uint32_t stream, uint64_t op, double price, double now) {
   return std::visit([&](auto& q) { return q.enqueue(stream, op, price, now); }, queue_);
 }
 

@@ -11,10 +11,10 @@
 #include <optional>
 #include <variant>
 
-#include "config.h"
-#include "cost_estimator.h"
-#include "mclock_queue.h"
-#include "qbox_queue.h"
+#include "sim/config.h"
+#include "qbox/cost_estimator.h"
+#include "qbox/mclock_queue.h"
+#include "qbox/qbox_queue.h"
 
 namespace erails::sim {
 
@@ -29,7 +29,7 @@ class DeviceScheduler {
   double price(qbox::RequestClass request_class, uint32_t bytes) const;
 
   // `op` is the caller's handle for the request. Error only if the price is invalid (a bug).
-  qbox::Status enqueue(uint32_t stream, uint64_t op, double price, double now);
+  erails::Status enqueue(uint32_t stream, uint64_t op, double price, double now);
   // The next request to submit, or nothing (queue empty, depth reached, or mclock limits).
   // Each dequeued request counts as in flight until on_completion() or give_back().
   std::optional<uint64_t> dequeue(double now);

@@ -1,4 +1,4 @@
-#include "msr_trace.h"
+#include "sim/msr_trace.h"
 
 #include <charconv>
 #include <fstream>
@@ -7,8 +7,6 @@
 namespace erails::sim {
 
 namespace {
-
-using rails::Error;
 
 bool to_u64(std::string_view s, uint64_t* out) {
   if (s.empty()) return false;
@@ -25,7 +23,7 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-rails::Expected<std::vector<TraceRecord>> parse_msr_trace(std::string_view text, const std::string& origin) {
+erails::Expected<std::vector<TraceRecord>> parse_msr_trace(std::string_view text, const std::string& origin) {
   std::vector<TraceRecord> out;
   uint64_t first = 0, previous = 0;
   int line_number = 0;
@@ -74,7 +72,7 @@ rails::Expected<std::vector<TraceRecord>> parse_msr_trace(std::string_view text,
   return out;
 }
 
-rails::Expected<std::vector<TraceRecord>> load_msr_trace(const std::string& path) {
+erails::Expected<std::vector<TraceRecord>> load_msr_trace(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"trace", "cannot read trace file '" + path + "'"};
   std::ostringstream s;

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "expected.h"
+#include "common/error.h"
 
 namespace erails::sim {
 
@@ -23,9 +23,9 @@ struct TraceRecord {
 
 // Parses the whole text. Records must be in nondecreasing timestamp order (as MSR traces are).
 // Blank lines are skipped. An error names the line and the field, and what it accepts.
-rails::Expected<std::vector<TraceRecord>> parse_msr_trace(std::string_view text, const std::string& origin);
+erails::Expected<std::vector<TraceRecord>> parse_msr_trace(std::string_view text, const std::string& origin);
 
 // Reads and parses the file at path.
-rails::Expected<std::vector<TraceRecord>> load_msr_trace(const std::string& path);
+erails::Expected<std::vector<TraceRecord>> load_msr_trace(const std::string& path);
 
 }  // namespace erails::sim

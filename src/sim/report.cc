@@ -1,9 +1,9 @@
-#include "report.h"
+#include "sim/report.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "targets.h"
+#include "sim/targets.h"
 
 namespace erails::sim {
 

@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "config.h"
-#include "simulation.h"
+#include "sim/config.h"
+#include "sim/simulation.h"
 
 namespace erails::sim {
 

@@ -1,18 +1,18 @@
-#include "simulation.h"
+#include "sim/simulation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <memory>
 
-#include "device_scheduler.h"
+#include "sim/device_scheduler.h"
 #include "devices/hdd.h"
 #include "devices/rng.h"
 #include "devices/ssd.h"
-#include "event_queue.h"
-#include "read_selection.h"
-#include "schedule.h"
-#include "version_table.h"
+#include "sim/event_queue.h"
+#include "rails/read_selection.h"
+#include "rails/schedule.h"
+#include "sim/version_table.h"
 
 namespace erails::sim {
 
@@ -57,8 +57,8 @@ struct DeviceOp {
 
 struct Osd {
   int color = 0;
-  std::unique_ptr<Device> data;
-  std::unique_ptr<Device> journal;
+  std::unique_ptr<devices::Device> data;
+  std::unique_ptr<devices::Device> journal;
   uint64_t journal_head = 0;
   double held_bytes = 0;              // journaled or journaling, not yet on the data device
   std::deque<HeldWrite> to_apply;     // journaled, waiting for the write phase
@@ -89,15 +89,15 @@ struct StreamState {
 };
 
 // `slowdown` >= 1 stretches every latency and transfer time of the device by that factor.
-std::unique_ptr<Device> make_device(const DeviceConfig& d, uint64_t seed, double slowdown) {
+std::unique_ptr<devices::Device> make_device(const DeviceConfig& d, uint64_t seed, double slowdown) {
   if (!d.is_ssd) {
-    HddParams p = d.hdd;
+    devices::HddParams p = d.hdd;
     p.bandwidth /= slowdown;
     p.avg_seek *= slowdown;
     p.rpm /= slowdown;
-    return std::make_unique<HddModel>(p);
+    return std::make_unique<devices::HddModel>(p);
   }
-  SsdParams p = d.ssd;
+  devices::SsdParams p = d.ssd;
   p.seed = seed;
   p.read_latency *= slowdown;
   p.write_latency *= slowdown;
@@ -105,7 +105,7 @@ std::unique_ptr<Device> make_device(const DeviceConfig& d, uint64_t seed, double
   p.write_bandwidth /= slowdown;
   p.gc_copy_bandwidth /= slowdown;
   p.gc_erase_bandwidth /= slowdown;
-  return std::make_unique<SsdModel>(p);
+  return std::make_unique<devices::SsdModel>(p);
 }
 
 class Simulation {
@@ -119,7 +119,7 @@ class Simulation {
     result_.interval = c.timeline_interval;
     const int osds = n_ * c.osds_per_color;
     osds_.resize(osds);
-    Rng slow_draw(mix(c.seed ^ 0x51017));
+    devices::Rng slow_draw(mix(c.seed ^ 0x51017));
     for (int i = 0; i < osds; ++i) {
       osds_[i].color = i / c.osds_per_color;
       double slowdown = 1, u = slow_draw.uniform();
@@ -390,19 +390,19 @@ class Simulation {
     return op.kind == DeviceOp::kApply ? flights_[op.id].stream : requests_[op.id].stream;
   }
 
-  IoRequest io_of(const DeviceOp& op) const {
+  devices::IoRequest io_of(const DeviceOp& op) const {
     if (op.kind == DeviceOp::kApply) {
       const HeldWrite& w = flights_[op.id];
-      return {IoKind::kWrite, w.object * w.bytes, w.bytes};
+      return {devices::IoKind::kWrite, w.object * w.bytes, w.bytes};
     }
     const Request& r = requests_[op.id];
-    return {op.kind == DeviceOp::kRead ? IoKind::kRead : IoKind::kWrite, r.object * r.shard_bytes, r.shard_bytes};
+    return {op.kind == DeviceOp::kRead ? devices::IoKind::kRead : devices::IoKind::kWrite, r.object * r.shard_bytes, r.shard_bytes};
   }
 
   void to_data_device(int osd_id, const DeviceOp& op) {
     Osd& osd = osds_[osd_id];
     if (!osd.scheduler) {
-      const IoResult io = submit_data(osd, op);
+      const devices::IoResult io = submit_data(osd, op);
       switch (op.kind) {
         case DeviceOp::kRead: events_.schedule(io.completion, kShardRead, 0, op.id); break;
         case DeviceOp::kDirectWrite: events_.schedule(io.completion, kShardWritten, op.shard, op.id); break;
@@ -411,7 +411,7 @@ class Simulation {
       return;
     }
     const uint64_t handle = new_op(op);
-    const IoRequest io = io_of(op);
+    const devices::IoRequest io = io_of(op);
     const auto queued =
         osd.scheduler->enqueue(stream_of(op), handle, osd.scheduler->price(class_of(op), io.bytes), now());
     if (!queued.ok()) violation("scheduler refused a request: " + queued.error().to_string());
@@ -425,8 +425,8 @@ class Simulation {
             sequential ? qbox::Access::sequential : qbox::Access::random};
   }
 
-  IoResult submit_data(Osd& osd, const DeviceOp& op) {
-    const IoResult io = osd.data->submit(now(), io_of(op));
+  devices::IoResult submit_data(Osd& osd, const DeviceOp& op) {
+    const devices::IoResult io = osd.data->submit(now(), io_of(op));
     result_.device_ops++;
     if (op.kind == DeviceOp::kRead && io.gc_wait > 0) note_read_blocked(now(), now() + io.gc_wait);
     return io;
@@ -553,7 +553,7 @@ class Simulation {
     result_.max_osd_held = std::max(result_.max_osd_held, osd.held_bytes);
     TimelineRow& tr = row(now());
     tr.held_bytes_max = std::max(tr.held_bytes_max, total_held_);
-    const IoResult io = osd.journal->submit(now(), {IoKind::kWrite, osd.journal_head, r.shard_bytes});
+    const devices::IoResult io = osd.journal->submit(now(), {devices::IoKind::kWrite, osd.journal_head, r.shard_bytes});
     osd.journal_head += r.shard_bytes;
     result_.device_ops++;
     events_.schedule(io.completion, kJournaled, shard, id);
@@ -683,7 +683,7 @@ class Simulation {
   const int n_;
   const bool separated_;
   const rails::Schedule schedule_;
-  Rng rng_;
+  devices::Rng rng_;
   EventQueue events_;
   std::vector<Osd> osds_;
   std::vector<StreamState> streams_;
@@ -712,7 +712,7 @@ RunResult run_simulation(const SimConfig& config, const Traces& traces) {
   return sim.run();
 }
 
-rails::Expected<Traces> load_traces(const SimConfig& config) {
+erails::Expected<Traces> load_traces(const SimConfig& config) {
   Traces traces;
   for (const auto& s : config.streams) {
     if (s.kind != StreamKind::kTrace || traces.count(s.trace)) continue;

@@ -28,10 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
+#include "sim/config.h"
 #include "devices/device.h"
-#include "latency_histogram.h"
-#include "msr_trace.h"
+#include "sim/latency_histogram.h"
+#include "sim/msr_trace.h"
 
 namespace erails::sim {
 
@@ -76,6 +76,6 @@ using Traces = std::map<std::string, std::vector<TraceRecord>>;
 RunResult run_simulation(const SimConfig& config, const Traces& traces);
 
 // Loads the trace of every stream of kind trace.
-rails::Expected<Traces> load_traces(const SimConfig& config);
+erails::Expected<Traces> load_traces(const SimConfig& config);
 
 }  // namespace erails::sim

@@ -1,4 +1,4 @@
-#include "targets.h"
+#include "sim/targets.h"
 
 #include <algorithm>
 #include <cmath>

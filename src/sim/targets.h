@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "simulation.h"
+#include "sim/config.h"
+#include "sim/simulation.h"
 
 namespace erails::sim {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin_host.h"
+#include "ceph_abi/plugin_host.h"
 
 namespace {
 

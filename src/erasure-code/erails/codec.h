@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gf8_avx2.h"
-#include "profile.h"
+#include "erasure-code/erails/gf8_avx2.h"
+#include "erasure-code/erails/profile.h"
 
 namespace erails {
 

@@ -1,4 +1,4 @@
-#include "erasure_code_erails.h"
+#include "erasure-code/erails/erasure_code_erails.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "crush_wrapper.h"
-#include "read_selection.h"
+#include "ceph_abi/crush_wrapper.h"
+#include "rails/read_selection.h"
 
 namespace erails {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <memory>
 
-#include "codec.h"
-#include "crush_wrapper.h"
-#include "erasure_code_interface.h"
-#include "profile.h"
-#include "schedule.h"
+#include "erasure-code/erails/codec.h"
+#include "ceph_abi/crush_wrapper.h"
+#include "ceph_abi/erasure_code_interface.h"
+#include "erasure-code/erails/profile.h"
+#include "rails/schedule.h"
 
 namespace erails {
 

@@ -1,8 +1,8 @@
 // Entry points the Ceph daemons look up after dlopen("libec_erails.so").
 #include <cerrno>
 
-#include "erasure_code_erails.h"
-#include "erasure_code_plugin.h"
+#include "erasure-code/erails/erasure_code_erails.h"
+#include "ceph_abi/erasure_code_plugin.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "gf8_avx2.h"
+#include "erasure-code/erails/gf8_avx2.h"
 
 #include <immintrin.h>
 

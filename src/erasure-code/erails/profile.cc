@@ -1,4 +1,4 @@
-#include "profile.h"
+#include "erasure-code/erails/profile.h"
 
 #include <cerrno>
 #include <cmath>

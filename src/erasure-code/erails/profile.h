@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "schedule.h"
+#include "rails/schedule.h"
 
 namespace erails {
 

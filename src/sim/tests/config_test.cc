@@ -1,4 +1,4 @@
-#include "config.h"
+#include "sim/config.h"
 
 #include <gtest/gtest.h>
 
@@ -105,14 +105,14 @@ TEST(Config, BaseStartsFromAnotherDeviceWhereverItIsDefined) {
                                   "[hdd h2]\nbase = h1\n"));
   ASSERT_TRUE(c.ok()) << c.error().message;
   const auto& devices = c.value().devices;
-  const SsdParams& v = devices.at("variant").ssd;
+  const devices::SsdParams& v = devices.at("variant").ssd;
   EXPECT_EQ(v.name, "variant");
   EXPECT_EQ(v.capacity_bytes, 1e9);  // from ssd1, through mid
   EXPECT_EQ(v.parallelism, 2);       // from mid
   EXPECT_EQ(v.gc_event_max, 0.05);   // its own
   EXPECT_EQ(devices.at("variant").base, "mid");
-  EXPECT_EQ(devices.at("mid").ssd.gc_event_max, SsdParams().gc_event_max);
-  EXPECT_EQ(devices.at("ssd1").ssd.parallelism, SsdParams().parallelism);  // a base is not changed
+  EXPECT_EQ(devices.at("mid").ssd.gc_event_max, devices::SsdParams().gc_event_max);
+  EXPECT_EQ(devices.at("ssd1").ssd.parallelism, devices::SsdParams().parallelism);  // a base is not changed
   EXPECT_EQ(devices.at("h2").hdd.rpm, 5400);
 }
 
@@ -156,8 +156,8 @@ TEST(Config, AFileIncludedTwiceIsReadOnce) {
 }
 
 TEST(Config, EveryCommittedConfigLoads) {
-  for (const char* name : {"devices/test_drive_b.conf", "devices/test_drive_a.conf"}) {
-    auto c = load_config(std::string(ERAILS_SIM_CONFIGS) + "/" + name);
+  for (const char* name : {"test_drive_b.conf", "test_drive_a.conf"}) {
+    auto c = load_config(std::string(ERAILS_DEVICE_MODELS) + "/" + name);
     EXPECT_TRUE(c.ok()) << name << ": " << (c.ok() ? "" : c.error().message);
   }
 }

@@ -1,4 +1,4 @@
-#include "event_queue.h"
+#include "sim/event_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ namespace {
 // The simulator's determinism rests on this order: by time, then by scheduling order.
 TEST(EventQueue, PopsByTimeThenSchedulingOrder) {
   EventQueue q;
-  Rng rng(7);
+  devices::Rng rng(7);
   std::vector<std::tuple<double, uint64_t>> expected;
   // Coarse times so that many events tie; 0 and -0.0 must tie too.
   for (uint64_t i = 0; i < 5000; ++i) {
@@ -37,7 +37,7 @@ TEST(EventQueue, PopsByTimeThenSchedulingOrder) {
 
 TEST(EventQueue, InterleavedScheduleAndPopKeepOrder) {
   EventQueue q;
-  Rng rng(11);
+  devices::Rng rng(11);
   double last_time = 0;
   uint64_t last_seq = 0;
   bool first = true;

@@ -1,4 +1,4 @@
-#include "msr_trace.h"
+#include "sim/msr_trace.h"
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 
 #include <sstream>
 
-#include "config.h"
-#include "report.h"
-#include "simulation.h"
-#include "targets.h"
+#include "sim/config.h"
+#include "sim/report.h"
+#include "sim/simulation.h"
+#include "sim/targets.h"
 
 namespace erails::sim {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 // request sizes, each backlogged so the scheduler, not the clients, decides the split.
 std::string two_readers(const std::string& scheduler, const std::string& small, const std::string& large,
                         const std::string& cluster = "read_cost = 1e-4\nwrite_cost = 4e-4\n") {
-  return "include = devices/intel510_drive_b.conf\n"
+  return "include = intel510_drive_b.conf\n"
          "[sim]\nseed = 3\nduration = 5\nscheduler = " + scheduler +
          "\n[cluster]\nk = 1\nm = 1\ndata_device = intel510\ndispatch_depth = 1\n" + cluster +
          "[stream small]\noutstanding = 64\nsize = 4096\nobjects = 100000\n" + small +
@@ -23,7 +23,7 @@ std::string two_readers(const std::string& scheduler, const std::string& small, 
 }
 
 Expected<SimConfig> parse(const std::string& text) {
-  return parse_config(text, std::string(ERAILS_SIM_CONFIGS) + "/test.conf", file_include_loader());
+  return parse_config(text, std::string(ERAILS_DEVICE_MODELS) + "/test.conf", file_include_loader());
 }
 
 RunResult run_text(const std::string& text, SimConfig* out = nullptr) {
@@ -72,7 +72,7 @@ TEST(Scheduler, MclockGivesAReservationAgainstAHeavyWeight) {
 // A reader and a writer over a wide range on two copies (policy none: a read uses one drive, a
 // write both), equal utilizations, the profile pricing reads and writes alike.
 std::string reader_and_writer(const std::string& cost_source) {
-  return "include = devices/intel510_drive_b.conf\n"
+  return "include = intel510_drive_b.conf\n"
          "[sim]\nseed = 3\nduration = 10\nscheduler = qbox\n"
          "[cluster]\nk = 1\nm = 1\ndata_device = intel510\ndispatch_depth = 2\nread_cost = 1e-4\n"
          "write_cost = 1e-4\ncost_source = " + cost_source + "\n"
@@ -95,7 +95,7 @@ TEST(Scheduler, QboxEstimatorLearnsThatWritesCostMore) {
 
 TEST(Scheduler, RailsWithQboxKeepsTheInvariantsAndJudgesTargets) {
   const std::string text =
-      "include = devices/intel510_drive_b.conf\ninclude = devices/nvme_journal.conf\n"
+      "include = intel510_drive_b.conf\ninclude = nvme_journal.conf\n"
       "[sim]\nseed = 7\nduration = 20\npolicy = rails\nscheduler = qbox\n"
       "[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\nframe = 5\nguard = 1\n"
       "read_cost = 1e-4\nwrite_cost = 4e-4\nhold_budget = 1e9\n"

@@ -1,17 +1,17 @@
-#include "simulation.h"
+#include "sim/simulation.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "report.h"
+#include "sim/report.h"
 
 namespace erails::sim {
 namespace {
 
 // Two drive-B SSDs, replication, a read stream and a write stream over a wide range.
 std::string rails_config(const std::string& policy, const std::string& extra = "") {
-  return "include = devices/intel510_drive_b.conf\ninclude = devices/nvme_journal.conf\n"
+  return "include = intel510_drive_b.conf\ninclude = nvme_journal.conf\n"
          "[sim]\nseed = 11\nduration = 30\npolicy = " + policy +
          "\n[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\nframe = 5\n" + extra +
          "\n[stream r]\noutstanding = 4\nobjects = 760000\n"
@@ -19,7 +19,7 @@ std::string rails_config(const std::string& policy, const std::string& extra = "
 }
 
 RunResult run_text(const std::string& text, SimConfig* out = nullptr) {
-  auto c = parse_config(text, std::string(ERAILS_SIM_CONFIGS) + "/test.conf", file_include_loader());
+  auto c = parse_config(text, std::string(ERAILS_DEVICE_MODELS) + "/test.conf", file_include_loader());
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
   if (out) *out = c.value();
   return run_simulation(c.value(), {});

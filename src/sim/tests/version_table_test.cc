@@ -1,4 +1,4 @@
-#include "version_table.h"
+#include "sim/version_table.h"
 
 #include <gtest/gtest.h>
 

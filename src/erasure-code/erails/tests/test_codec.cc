@@ -1,4 +1,4 @@
-#include "codec.h"
+#include "erasure-code/erails/codec.h"
 
 #include <gtest/gtest.h>
 

@@ -8,8 +8,8 @@
 #include <random>
 #include <sstream>
 
-#include "plugin_host.h"
-#include "schedule.h"
+#include "ceph_abi/plugin_host.h"
+#include "rails/schedule.h"
 
 namespace {
 

@@ -1,0 +1,34 @@
+# One test naming scheme for the whole tree: every test is named "<component>.<name>" and carries
+# the label <component>, so `ctest -R '^qbox\.'` (or `ctest -L qbox`) runs one component's tests.
+# Components: common, rails, devices, qbox, sim, ec (the erasure-code plugin), mgr, tools, cluster,
+# qa; fuzz targets are "<component>.fuzz_<parser>" and carry the label fuzz as well.
+include(GoogleTest)
+
+# erails_gtest(COMPONENT TARGET SOURCES ... LIBS ... [DEFINITIONS ...])
+function(erails_gtest component target)
+  cmake_parse_arguments(arg "" "" "SOURCES;LIBS;DEFINITIONS" ${ARGN})
+  add_executable(${target} ${arg_SOURCES})
+  target_link_libraries(${target} PRIVATE ${arg_LIBS} GTest::gtest_main)
+  if(arg_DEFINITIONS)
+    target_compile_definitions(${target} PRIVATE ${arg_DEFINITIONS})
+  endif()
+  gtest_discover_tests(${target} TEST_PREFIX ${component}. DISCOVERY_TIMEOUT 30
+                       PROPERTIES LABELS ${component})
+endfunction()
+
+# erails_pytest(COMPONENT NAME DIRECTORY [PYTEST_ARGS ...]): Debian's python3, because
+# python3-rados and python3-pytest are built for it. Imports resolve through the repository's
+# pytest.ini (pythonpath), not through path edits in the tests.
+function(erails_pytest component name directory)
+  add_test(NAME ${component}.${name}
+           COMMAND ${SYSTEM_PYTHON3} -m pytest -q -p no:cacheprovider -c ${PROJECT_SOURCE_DIR}/pytest.ini
+                   --rootdir=${PROJECT_SOURCE_DIR} ${ARGN} ${directory})
+  set_tests_properties(${component}.${name} PROPERTIES LABELS ${component}
+                       ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+endfunction()
+
+# erails_test(COMPONENT NAME COMMAND ...): any other program as a test.
+function(erails_test component name)
+  add_test(NAME ${component}.${name} COMMAND ${ARGN})
+  set_tests_properties(${component}.${name} PROPERTIES LABELS ${component})
+endfunction()

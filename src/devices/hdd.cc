@@ -1,0 +1,46 @@
+#include "devices/hdd.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace erails::devices {
+
+std::string validate(const HddParams& p) {
+  auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+  if (!positive(p.capacity_bytes)) return "capacity_bytes must be > 0";
+  if (!positive(p.bandwidth)) return "bandwidth must be > 0 bytes/s";
+  if (!(p.avg_seek >= 0) || !std::isfinite(p.avg_seek)) return "avg_seek must be >= 0 seconds";
+  if (!positive(p.rpm)) return "rpm must be > 0";
+  if (p.ncq_depth < 1 || p.ncq_depth > 256) return "ncq_depth must be in 1..256";
+  if (!(p.sequential_window >= 0) || !std::isfinite(p.sequential_window)) return "sequential_window must be >= 0 bytes";
+  return "";
+}
+
+IoResult HddModel::submit(double now, const IoRequest& req) {
+  while (!outstanding_.empty() && outstanding_.front() <= now) outstanding_.pop_front();
+  const uint64_t offset = req.offset % static_cast<uint64_t>(p_.capacity_bytes);
+  const uint64_t distance = offset > head_ ? offset - head_ : head_ - offset;
+  const bool sequential = head_known_ && distance <= p_.sequential_window;
+  double positioning = 0;
+  if (!sequential) {
+    const double queued = static_cast<double>(std::min<size_t>(outstanding_.size() + 1, p_.ncq_depth));
+    positioning = (p_.avg_seek + 30.0 / p_.rpm) / std::sqrt(queued);
+  }
+  const double start = std::max(now, busy_until_);
+  const double service = positioning + req.bytes / p_.bandwidth;
+  busy_until_ = start + service;
+  outstanding_.push_back(busy_until_);
+  head_ = offset + req.bytes;
+  head_known_ = true;
+  stats_.busy_seconds += service;
+  if (req.kind == IoKind::kRead) {
+    stats_.reads++;
+    stats_.read_bytes += req.bytes;
+  } else {
+    stats_.writes++;
+    stats_.write_bytes += req.bytes;
+  }
+  return IoResult{busy_until_, 0};
+}
+
+}  // namespace erails::devices

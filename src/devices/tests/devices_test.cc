@@ -1,0 +1,182 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/config.h"
+#include "devices/hdd.h"
+#include "devices/ssd.h"
+
+namespace erails::devices {
+namespace {
+
+SsdParams drive(const std::string& config, const std::string& name) {
+  auto c = erails::sim::load_config(std::string(ERAILS_DEVICE_MODELS) + "/" + config);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  return c.value().devices.at(name).ssd;
+}
+
+SsdParams drive_b() { return drive("test_drive_b.conf", "intel510"); }
+SsdParams drive_a() { return drive("test_drive_a.conf", "x25e"); }
+
+// Keeps `depth` requests queued on the device (a closed loop) for `seconds`; returns the time the
+// last completed. `next` makes each request.
+template <class Next>
+double saturate(Device& d, int depth, double seconds, Next next) {
+  std::vector<double> done(depth, 0.0);
+  double last = 0;
+  for (;;) {
+    auto slot = std::min_element(done.begin(), done.end());
+    if (*slot > seconds) break;
+    *slot = d.submit(*slot, next()).completion;
+    last = std::max(last, *slot);
+  }
+  return last;
+}
+
+TEST(Ssd, ReadsAloneAreSteadyAndMatchFig411) {
+  SsdModel ssd(drive_b());
+  uint64_t i = 0;
+  const double end = saturate(ssd, 8, 10.0, [&] { return IoRequest{IoKind::kRead, (i++ * 7919) << 18, 262144}; });
+  const double rate = ssd.stats().reads / end;
+  EXPECT_NEAR(rate, 1100, 30);  // fig. 4.11a: 1100 reads/s of 256 KB
+  EXPECT_EQ(ssd.stats().gc_events, 0u);
+}
+
+// 30 s of 256 KB random writes over the first `range_bytes`, 8 in flight: the share of time the
+// drive was blocked by GC.
+double blocked_under_random_writes(SsdModel& ssd, double range_bytes) {
+  Rng rng(7);
+  const double end = saturate(ssd, 8, 30.0, [&] {
+    return IoRequest{IoKind::kWrite, rng.below(range_bytes / 262144) * 262144, 262144};
+  });
+  return ssd.stats().gc_blocked_seconds / end;
+}
+
+TEST(Ssd, RandomWritesOverWideRangeBlockAboutSixtyPercent) {
+  SsdModel ssd(drive_b());
+  const double blocked = blocked_under_random_writes(ssd, 200e9);
+  EXPECT_GT(blocked, 0.5);  // fig. 4.4: "blocks for over 600 ms/sec"
+  EXPECT_LT(blocked, 0.7);
+  EXPECT_GT(ssd.stats().gc_events, 100u);
+}
+
+TEST(Ssd, DriveARandomWritesOverItsFirst50GBBlockOverSixtyPercent) {
+  SsdModel ssd(drive_a());
+  const double blocked = blocked_under_random_writes(ssd, 50e9);
+  EXPECT_GT(blocked, 0.6);  // fig. 4.4: "blocks for over 600 ms/sec"
+  EXPECT_LT(blocked, 0.7);
+}
+
+TEST(Ssd, DriveAInheritsDriveBsGcEventsAndKeepsItsOwnSize) {
+  const SsdParams a = drive_a(), b = drive_b();
+  EXPECT_EQ(a.name, "x25e");
+  EXPECT_EQ(a.capacity_bytes, 65e9);
+  EXPECT_EQ(a.gc_event_max, b.gc_event_max);
+  EXPECT_EQ(a.bg_gc_interval, b.bg_gc_interval);
+  EXPECT_EQ(validate(a), "");
+}
+
+TEST(Ssd, NarrowRangeWritesBarelyBlock) {
+  SsdParams p = drive_b();
+  p.initial_footprint = 0;
+  SsdModel ssd(p);
+  Rng rng(7);
+  const double end = saturate(ssd, 8, 30.0, [&] {
+    return IoRequest{IoKind::kWrite, rng.below(100e6 / 262144) * 262144, 262144};
+  });
+  EXPECT_LT(ssd.stats().gc_blocked_seconds / end, 0.1);  // fig. 4.3a: 100 MB range is predictable
+}
+
+TEST(Ssd, GcEventsLastAtMostTheConfiguredMaximum) {
+  SsdModel ssd(drive_b());
+  Rng rng(3);
+  double worst_wait = 0;
+  std::vector<double> done(4, 0.0);
+  for (int i = 0; i < 20000; ++i) {
+    auto slot = std::min_element(done.begin(), done.end());
+    const auto io = ssd.submit(*slot, {IoKind::kWrite, rng.below(760000) * 262144, 262144});
+    worst_wait = std::max(worst_wait, io.gc_wait);
+    *slot = io.completion;
+  }
+  EXPECT_GT(worst_wait, 0.0);
+  // A request can wait for at most the events a single write triggers back to back.
+  EXPECT_LE(worst_wait, 0.1 * 2 + 1e-9);
+}
+
+TEST(Ssd, SequentialRewriteShrinksTheFootprint) {
+  SsdModel ssd(drive_b());
+  const double u_before = ssd.victim_valid_fraction();
+  double t = 0;
+  for (uint64_t off = 0; off < 50e9; off += 4 << 20) t = ssd.submit(t, {IoKind::kWrite, off, 4 << 20}).completion;
+  EXPECT_LT(ssd.victim_valid_fraction(), u_before);
+}
+
+TEST(Ssd, IdleTimeReclaimsSoLaterReadsSeeNoGc) {
+  SsdModel ssd(drive_b());
+  Rng rng(1);
+  double t = saturate(ssd, 8, 5.0, [&] { return IoRequest{IoKind::kWrite, rng.below(760000) * 262144, 262144}; });
+  const auto events = ssd.stats().gc_events;
+  t += 10.0;  // idle long enough to reach the target
+  for (int i = 0; i < 2000; ++i) t = ssd.submit(t, {IoKind::kRead, uint64_t(i) << 18, 262144}).completion;
+  EXPECT_EQ(ssd.stats().gc_events, events);
+}
+
+TEST(Ssd, BusyReadsRightAfterWritesMeetLeftoverGc) {
+  SsdModel ssd(drive_b());
+  Rng rng(1);
+  const double t = saturate(ssd, 8, 5.0, [&] { return IoRequest{IoKind::kWrite, rng.below(760000) * 262144, 262144}; });
+  const auto events = ssd.stats().gc_events;
+  uint64_t i = 0;
+  std::vector<double> done(8, t);
+  double waited = 0;
+  for (int n = 0; n < 4000; ++n) {
+    auto slot = std::min_element(done.begin(), done.end());
+    const auto io = ssd.submit(*slot, {IoKind::kRead, (i++) << 18, 262144});
+    waited += io.gc_wait;
+    *slot = io.completion;
+  }
+  EXPECT_GT(ssd.stats().gc_events, events);
+  EXPECT_GT(waited, 0.0);
+}
+
+TEST(Ssd, ValidationNamesTheField) {
+  SsdParams p = drive_b();
+  p.gc_target_free_bytes = p.gc_low_free_bytes;
+  EXPECT_NE(validate(p).find("gc_target_free_bytes"), std::string::npos);
+  p = drive_b();
+  p.parallelism = 0;
+  EXPECT_NE(validate(p).find("parallelism"), std::string::npos);
+  EXPECT_EQ(validate(drive_b()), "");
+}
+
+TEST(Hdd, SequentialIsOrdersOfMagnitudeCheaperThanRandom) {
+  HddParams p;
+  HddModel seq(p), rnd(p);
+  double ts = 0, tr = 0;
+  Rng rng(5);
+  for (int i = 0; i < 1000; ++i) {
+    ts = seq.submit(ts, {IoKind::kRead, uint64_t(i) * 4096, 4096}).completion;
+    tr = rnd.submit(tr, {IoKind::kRead, rng.below(1e12 / 4096) * 4096, 4096}).completion;
+  }
+  EXPECT_GT(tr / ts, 100.0);
+}
+
+TEST(Hdd, DeeperQueuesShortenRandomAccess) {
+  HddParams p;
+  auto run = [&](int depth) {
+    HddModel d(p);
+    Rng rng(5);
+    return saturate(d, depth, 5.0, [&] { return IoRequest{IoKind::kRead, rng.below(1e12 / 4096) * 4096, 4096}; }) /
+           static_cast<double>(d.stats().reads);
+  };
+  EXPECT_LT(run(16), run(1) / 3);
+}
+
+TEST(Hdd, ValidationNamesTheField) {
+  HddParams p;
+  p.ncq_depth = 0;
+  EXPECT_NE(validate(p).find("ncq_depth"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace erails::devices

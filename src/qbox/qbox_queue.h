@@ -1,0 +1,258 @@
+#pragma once
+// QBox's request scheduler (thesis 3.3, 6.1.2): a FIFO per client, deadline tags d = e/u
+// accumulated per client, and Earliest Deadline First across the heads of the client FIFOs.
+//
+// The calls mirror an OSD op scheduler: enqueue per client with a cost hint, dequeue the next
+// request, dump state as JSON. The cost hint is the request's estimated device time (seconds) —
+// what the cost estimator returns for its class; a constant hint turns the queue into the
+// throughput-proportional baseline the thesis compares against.
+//
+// Idle clients: a client's accumulated deadline T would otherwise stay where it was when the client
+// went idle and later let it jump ahead of everyone for as long as it had been idle. When a client's
+// FIFO goes from empty to non-empty, T is brought forward to the dispatch frontier — the latest
+// absolute deadline dispatched so far — so it competes from the current point of the schedule on.
+// The frontier is used instead of `now` because deadlines advance at the rate of the estimates, not
+// of the wall clock: when the estimates are low the frontier lags `now` and a returning client would
+// otherwise wait behind everyone; when they are high it runs ahead and `now` would bank credit.
+//
+// Bounded dispatch depth: dequeue() yields nothing while `max_in_flight` requests are outstanding,
+// so the order is decided here and not by the device's own queue; on_completion() frees a place.
+//
+// Costs: enqueue is O(1) for a backlogged client and O(log N) when a client becomes active; dequeue
+// is O(log N) in the number of backlogged clients; registration is amortized O(1) (ClientRegistry).
+// Nothing allocates per request once every client FIFO has reached its steady-state depth.
+//
+// Not thread-safe: the owner serializes calls, as an OSD shard does for its scheduler.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "qbox/client_registry.h"
+#include "qbox/deadline_tag.h"
+#include "qbox/indexed_heap.h"
+#include "qbox/json_text.h"
+#include "common/error.h"
+#include "qbox/validate.h"
+
+namespace erails::qbox {
+
+template <class ClientId, class Request, class Hash = std::hash<ClientId>>
+class QBoxQueue {
+ public:
+  struct Dequeued {
+    ClientId client;
+    Request request;
+    DeadlineTag tag;
+  };
+
+  // max_in_flight == 0 means unbounded.
+  explicit QBoxQueue(std::size_t max_in_flight = 0) : max_in_flight_(max_in_flight) {}
+
+  // Registers a client. Errors: utilization outside (0, 1]; a client already registered.
+  Status add_client(const ClientId& id, double utilization);
+  // Changes a client's share for requests enqueued from now on (targets may vary over time, 3.4.3).
+  Status set_utilization(const ClientId& id, double utilization);
+  // Forgets a client. Error if unknown or if it still has queued requests.
+  Status remove_client(const ClientId& id);
+
+  // Queues `request` at the tail of the client's FIFO. `cost` is the estimated device time in
+  // seconds (finite, >= 0). `now` is accepted for interface parity with time-driven schedulers;
+  // EDF tags depend only on costs and shares. Errors: unknown client, bad cost.
+  Status enqueue(const ClientId& id, Request request, Seconds cost, Seconds now);
+
+  // Charges `id` for device time its dispatched request turned out to cost beyond the hint it was
+  // enqueued with (negative `extra`: a refund), by moving its accumulated deadline by extra / u;
+  // requests already queued keep their tags, later ones start from the moved point.
+  // Errors: unknown client; `extra` not finite.
+  Status charge(const ClientId& id, Seconds extra);
+
+  // Puts back a request that was dequeued but could not run (an OSD requeues ops it cannot process
+  // yet): it goes to the head of its client's FIFO with the head's deadline (or the frontier if the
+  // FIFO is empty) and is not charged again — its cost was charged when first enqueued. The
+  // request stops counting as in flight. Error: unknown client.
+  Status enqueue_front(const ClientId& id, Request request, Seconds now);
+
+  // The queued request with the earliest absolute deadline, or nothing if all FIFOs are empty or
+  // max_in_flight requests are outstanding. Each returned request counts as in flight until
+  // on_completion().
+  std::optional<Dequeued> dequeue(Seconds now);
+  // Like dequeue(), but takes the head of `id` instead of the earliest deadline when that head's
+  // deadline is at most `slack` seconds later, so a run the device serves cheaply (a sequential
+  // stream) is not broken up; each client's order can be bent by at most `slack`.
+  std::optional<Dequeued> dequeue_preferring(const ClientId& id, Seconds slack, Seconds now);
+  // The request at the head of `id`'s FIFO; nullptr if none is queued or `id` is unknown.
+  const Request* head(const ClientId& id) const {
+    const std::uint32_t slot = clients_.slot_of(id);
+    if (slot == Registry::kNoSlot || clients_[slot].fifo.empty()) return nullptr;
+    return &clients_[slot].fifo.front().request;
+  }
+  void on_completion() {
+    if (in_flight_ > 0) --in_flight_;
+  }
+
+  bool empty() const { return queued_ == 0; }
+  std::size_t size() const { return queued_; }
+  std::size_t in_flight() const { return in_flight_; }
+  std::size_t client_count() const { return clients_.size(); }
+  Seconds frontier() const { return frontier_; }
+
+  // {"scheduler":"qbox","queued":..,"in_flight":..,"frontier":..,"clients":[{"id":..,
+  //  "utilization":..,"accumulated_deadline":..,"queued":..,"head_deadline":..|null}, ...]}
+  std::string dump_json() const;
+
+ private:
+  struct Entry {
+    Request request{};
+    DeadlineTag tag;
+  };
+  struct Share {
+    double utilization = 1;
+    Seconds accumulated = 0;  // T: the client's latest absolute deadline
+  };
+  using Registry = ClientRegistry<ClientId, Share, Entry, Hash>;
+  using Client = typename Registry::Client;
+
+  Dequeued take(std::uint32_t slot);
+
+  std::size_t max_in_flight_;
+  Registry clients_;
+  IndexedHeap heads_;  // backlogged clients keyed by their head's absolute deadline
+  std::size_t queued_ = 0;
+  std::size_t in_flight_ = 0;
+  Seconds frontier_ = -std::numeric_limits<Seconds>::infinity();
+};
+
+template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::add_client(const ClientId& id, double utilization) {
+  if (auto bad = check_utilization(utilization)) return *bad;
+  const Seconds start = frontier_ == -std::numeric_limits<Seconds>::infinity() ? 0 : frontier_;
+  const auto added =
+      clients_.add(id, Share{utilization, start}, "use set_utilization to change its share");
+  if (!added) return added.error();
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::set_utilization(const ClientId& id, double utilization) {
+  if (auto bad = check_utilization(utilization)) return *bad;
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
+  clients_[slot].utilization = utilization;
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::remove_client(const ClientId& id) {
+  return clients_.remove(id);
+}
+
+template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request request,
+                                                   Seconds cost, Seconds /*now*/) {
+  if (auto bad = check_cost(cost)) return *bad;
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
+  Client& client = clients_[slot];
+  const bool was_idle = client.fifo.empty();
+  if (was_idle && client.accumulated < frontier_) client.accumulated = frontier_;
+  const DeadlineTag tag = DeadlineTag::after(client.accumulated, cost, client.utilization);
+  client.accumulated = tag.absolute;
+  client.fifo.push(Entry{std::move(request), tag});
+  ++queued_;
+  if (was_idle) heads_.push(slot, tag.absolute);
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::charge(const ClientId& id, Seconds extra) {
+  if (!std::isfinite(extra)) return Error{"cost", "extra charge must be finite seconds"};
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
+  Client& client = clients_[slot];
+  client.accumulated += extra / client.utilization;
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
+Status QBoxQueue<ClientId, Request, Hash>::enqueue_front(const ClientId& id, Request request,
+                                                         Seconds /*now*/) {
+  const std::uint32_t slot = clients_.slot_of(id);
+  if (slot == Registry::kNoSlot) return Registry::unknown(id);
+  Client& client = clients_[slot];
+  const bool was_idle = client.fifo.empty();
+  const Seconds deadline =
+      was_idle ? std::max(client.accumulated, frontier_) : client.fifo.front().tag.absolute;
+  client.fifo.push_front(Entry{std::move(request), DeadlineTag{0, deadline}});
+  if (was_idle) {
+    client.accumulated = std::max(client.accumulated, deadline);
+    heads_.push(slot, deadline);
+  }
+  ++queued_;
+  if (in_flight_ > 0) --in_flight_;
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
+std::optional<typename QBoxQueue<ClientId, Request, Hash>::Dequeued>
+QBoxQueue<ClientId, Request, Hash>::dequeue(Seconds /*now*/) {
+  if (heads_.empty() || (max_in_flight_ != 0 && in_flight_ >= max_in_flight_)) return std::nullopt;
+  return take(heads_.top());
+}
+
+template <class ClientId, class Request, class Hash>
+std::optional<typename QBoxQueue<ClientId, Request, Hash>::Dequeued>
+QBoxQueue<ClientId, Request, Hash>::dequeue_preferring(const ClientId& id, Seconds slack,
+                                                       Seconds /*now*/) {
+  if (heads_.empty() || (max_in_flight_ != 0 && in_flight_ >= max_in_flight_)) return std::nullopt;
+  const std::uint32_t preferred = clients_.slot_of(id);
+  if (preferred != Registry::kNoSlot && heads_.contains(preferred) &&
+      clients_[preferred].fifo.front().tag.absolute <= heads_.top_key() + slack) {
+    return take(preferred);
+  }
+  return take(heads_.top());
+}
+
+template <class ClientId, class Request, class Hash>
+typename QBoxQueue<ClientId, Request, Hash>::Dequeued QBoxQueue<ClientId, Request, Hash>::take(
+    std::uint32_t slot) {
+  Client& client = clients_[slot];
+  Entry entry = client.fifo.pop();
+  if (client.fifo.empty()) {
+    heads_.erase(slot);
+  } else {
+    heads_.update(slot, client.fifo.front().tag.absolute);
+  }
+  --queued_;
+  ++in_flight_;
+  if (entry.tag.absolute > frontier_) frontier_ = entry.tag.absolute;
+  return Dequeued{client.id, std::move(entry.request), entry.tag};
+}
+
+template <class ClientId, class Request, class Hash>
+std::string QBoxQueue<ClientId, Request, Hash>::dump_json() const {
+  std::string out = "{\"scheduler\":\"qbox\",\"queued\":" + std::to_string(queued_) +
+                    ",\"in_flight\":" + std::to_string(in_flight_) +
+                    ",\"max_in_flight\":" + std::to_string(max_in_flight_) +
+                    ",\"frontier\":" + json_number(frontier_) + ",\"clients\":[";
+  bool first = true;
+  clients_.for_each([&](const Client& client) {
+    if (!first) out += ",";
+    first = false;
+    out += "{\"id\":" + json_id(client.id) +
+           ",\"utilization\":" + json_number(client.utilization) +
+           ",\"accumulated_deadline\":" + json_number(client.accumulated) +
+           ",\"queued\":" + std::to_string(client.fifo.size()) + ",\"head_deadline\":" +
+           (client.fifo.empty() ? std::string("null")
+                                : json_number(client.fifo.front().tag.absolute)) +
+           "}";
+  });
+  return out + "]}";
+}
+
+}  // namespace erails::qbox

@@ -1,0 +1,46 @@
+#include "qbox/validate.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace erails::qbox {
+namespace {
+
+std::string show(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
+}  // namespace
+
+std::optional<Error> check_utilization(double utilization) {
+  if (std::isfinite(utilization) && utilization > 0 && utilization <= 1) return std::nullopt;
+  return Error{"utilization", "must be a fraction of device time in (0, 1], got " + show(utilization)};
+}
+
+std::optional<Error> check_cost(Seconds cost) {
+  if (std::isfinite(cost) && cost >= 0) return std::nullopt;
+  return Error{"cost", "must be a finite device time >= 0 seconds, got " + show(cost)};
+}
+
+std::optional<Error> check_rate(const char* field, double rate, bool zero_allowed) {
+  if (std::isfinite(rate) && (rate > 0 || (zero_allowed && rate == 0))) return std::nullopt;
+  return Error{field, std::string("must be a finite rate ") + (zero_allowed ? ">= 0" : "> 0") +
+                          " requests/s, got " + show(rate)};
+}
+
+bool parse_u64(const std::string& text, std::uint64_t* value) {
+  if (text.empty() || text[0] < '0' || text[0] > '9') return false;
+  char* end = nullptr;
+  errno = 0;
+  *value = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+}  // namespace erails::qbox

@@ -22,7 +22,9 @@ ceph::ErasureCodeInterfaceRef make(ceph::ErasureCodeProfile profile, int* result
   int r = ceph_abi::make_erasure_code(ERAILS_PLUGIN_DIR, "erails", profile, &ec, &err);
   if (result) *result = r;
   if (message) *message = err.str();
-  if (!result) EXPECT_EQ(r, 0) << err.str();
+  if (!result) {
+    EXPECT_EQ(r, 0) << err.str();
+  }
   return ec;
 }
 

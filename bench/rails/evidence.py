@@ -37,14 +37,14 @@ from typing import Dict, List
 
 import rados
 
+from counters import COUNTERS, Recorder, data_device_stat_path, device_bytes, record_deferred_bytes
+from latency_client import percentile, run_writes
+from phase_accounting import PHASES, add, attribute, peak_held, phase_of, share
+# From src/mgr, which run.sh puts on PYTHONPATH.
+from rails.schedule import Schedule, ScheduleParams
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
-
-from counters import COUNTERS, Recorder, data_device_stat_path, device_bytes, record_deferred_bytes  # noqa: E402
-from latency_client import percentile, run_writes  # noqa: E402
-from phase_accounting import PHASES, add, attribute, peak_held, phase_of, share  # noqa: E402
-from rails.schedule import Schedule, ScheduleParams  # noqa: E402
 
 RAILS_POOL = "railspool"
 PLAIN_POOL = "plainpool"
@@ -95,7 +95,7 @@ class Run:
         osds = json.loads(self.ceph("osd", "ls", "-f", "json"))
         if len(osds) != K + M:
             raise SystemExit(f"the cluster has {len(osds)} OSDs; this run needs {K + M} (one per color)")
-        subprocess.run([sys.executable, os.path.join(REPO, "src", "osd_rails", "placement", "rails_colors.py"),
+        subprocess.run([sys.executable, os.path.join(REPO, "tools", "rails_colors", "rails_colors.py"),
                         "--colors", str(K + M), "--apply"], env=self.env, check=True, capture_output=True)
         colors = ",".join(f"color{i}" for i in range(K + M))
         self.ceph("osd", "erasure-code-profile", "set", "railsprofile", "plugin=erails", f"k={K}", f"m={M}",
@@ -126,7 +126,7 @@ class Run:
                 os.symlink(os.path.join("/usr/share/ceph/mgr", name), link)
         rails = os.path.join(module_dir, "rails")
         if not os.path.lexists(rails):
-            os.symlink(os.path.join(REPO, "src", "osd_rails", "mgr", "rails"), rails)
+            os.symlink(os.path.join(REPO, "src", "mgr", "rails"), rails)
         self.ceph("config", "set", "mgr", "mgr_module_path", module_dir)
         pid_file = os.path.join(self.args.cluster_dir, "run", "mgr.x.pid")
         with open(pid_file) as f:

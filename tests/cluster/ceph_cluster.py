@@ -14,10 +14,11 @@ from pathlib import Path
 
 import rados
 
+# Lives in vstart-configs with the scripts it serves.
+import ceph_admin
+
 REPO = Path(__file__).resolve().parents[2]
 VSTART = REPO / "vstart-configs"
-sys.path.insert(0, str(VSTART))
-import ceph_admin  # noqa: E402  (lives with the scripts it serves)
 
 
 class CephCommandError(RuntimeError):

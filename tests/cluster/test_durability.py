@@ -1,13 +1,10 @@
 """No acknowledged write is lost when OSDs are killed with SIGKILL under a write load."""
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-# The workload is shared with the acked-writes workunit, which teuthology runs from qa/workunits.
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "qa" / "workunits" / "erails"))
-from ack_workload import AckWorkload, verify_acked  # noqa: E402
+# The acked-writes workunit's own workload (qa/workunits/erails), which teuthology runs too.
+from ack_workload import AckWorkload, verify_acked
 
 
 def kill_and_restart(cluster, workload, osd, down_seconds):

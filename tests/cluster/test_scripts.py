@@ -2,15 +2,14 @@
 accepts, before touching anything. No cluster needed."""
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import compare_profiles
+
 REPO = Path(__file__).resolve().parents[2]
 START = REPO / "vstart-configs" / "start.sh"
-sys.path.insert(0, str(REPO / "bench" / "cluster"))
-import compare_profiles  # noqa: E402
 
 
 @pytest.mark.parametrize("args,named", [

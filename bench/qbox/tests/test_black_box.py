@@ -6,10 +6,9 @@ import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
+import black_box
 
-import black_box  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 FIELDS = ("time_s,scheduler,client,target_util,completions,iops,mib_per_s,estimated_util,device_util,"
           "device_share,errors,est_read_seq_s,est_read_rand_s,est_write_seq_s,est_write_rand_s").split(",")

@@ -1,12 +1,6 @@
 """Attribution of measured I/O to Rails phases, on invented readings and a known schedule."""
-import os
-import sys
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-
-from phase_accounting import Reading, attribute, peak_held, phase_changes, phase_of, sample_times, share  # noqa: E402
-from rails.schedule import Schedule, ScheduleParams  # noqa: E402
+from phase_accounting import Reading, attribute, peak_held, phase_changes, phase_of, sample_times, share
+from rails.schedule import Schedule, ScheduleParams
 
 # 3 colors, 10 s frames, 2 readers, 1 s guard: frame f reads colors f%3 and (f+1)%3.
 SCHEDULE = Schedule(ScheduleParams(colors=3, frame_seconds=10.0, readers=2, epoch=0.0, guard_seconds=1.0))

@@ -15,15 +15,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
 import pytest
 
+from rails.schedule import Schedule, ScheduleParams
+from rails.settings import RELEASED_BATCH_OPS
+
 pytestmark = pytest.mark.cluster
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PORT_BASE = os.environ.get("RAILS_E2E_PORT_BASE", "17900")
 OSDS = 4
@@ -35,10 +37,6 @@ SETTLE_SECONDS = 1.0
 # a loaded machine (rounds of 7 s seen here at load average 17) answers straddle changes more often.
 MAX_FRAMES_SAMPLED = 12
 BATCH_OPS_HELD = "65535"
-
-sys.path.insert(0, MGR_SOURCE)
-from rails.schedule import Schedule, ScheduleParams  # noqa: E402
-from rails.settings import RELEASED_BATCH_OPS  # noqa: E402
 
 
 def ceph(env, *args, timeout=30):
@@ -99,9 +97,6 @@ def cluster():
     try:
         subprocess.run(start, check=True, timeout=150)
         env = dict(os.environ, CEPH_CONF=os.path.join(cluster_dir, "ceph.conf"))
-        # conftest.py sets UNITTEST for the pure tests; a ceph-mgr that inherits it makes its
-        # modules import test helpers that do not exist, and refuses to run them.
-        env.pop("UNITTEST", None)
         yield env, cluster_dir
     finally:
         # What the module did, shown by pytest when the test fails.

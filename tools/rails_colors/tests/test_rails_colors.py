@@ -1,11 +1,8 @@
 import json
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import rails_colors  # noqa: E402
+import rails_colors
 
 
 def tree(host_weights):

@@ -526,7 +526,7 @@ EXPERIMENTS = {"calibrate": calibrate, "rails": rails, "drive_a": drive_a, "trac
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("experiment", choices=[*EXPERIMENTS, "all"])
-    parser.add_argument("--sim", default=str(ROOT / "build-sim" / "src" / "sim" / "erails-sim"))
+    parser.add_argument("--sim", default=str(ROOT / "build-sim" / "tools" / "erails_sim" / "erails-sim"))
     parser.add_argument("--work", default="/tmp/erails-sim-repro")
     args = parser.parse_args()
     if not os.access(args.sim, os.X_OK):

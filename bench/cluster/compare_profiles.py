@@ -4,7 +4,7 @@ the ratios A/B. Every figure printed is parsed from rados bench's own summary.
 Usage (Debian's Python; the cluster is the one CEPH_CONF names, e.g. after `source cluster/env`):
   /usr/bin/python3 bench/cluster/compare_profiles.py \
       --a "plugin=erails k=4 m=2" --b "plugin=jerasure technique=reed_sol_van k=4 m=2" \
-      --seconds 10 --csv bench/cluster/results.csv
+      --seconds 10 --csv bench/cluster/results/rados_bench.csv
 
 Rounds alternate the order (A B, then B A, ...) so that neither profile always runs on the
 emptier cluster; each rate is the mean over rounds.

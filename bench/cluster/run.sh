@@ -1,6 +1,6 @@
 #!/bin/bash
 # Compares erails with stock jerasure (same k/m, same cluster, one run) using rados bench write,
-# seq and rand, and appends the figures to bench/cluster/results.csv.
+# seq and rand, and appends the figures to bench/cluster/results/rados_bench.csv.
 #
 # It starts a cluster of its own (directory <repo>/cluster-bench, ports from 17800) so that it
 # never measures, or disturbs, a demo cluster; the cluster is stopped at the end and removed unless
@@ -16,7 +16,7 @@ seconds=10
 rounds=2
 k=4
 m=2
-csv=$repo/bench/cluster/results.csv
+csv=$repo/bench/cluster/results/rados_bench.csv
 cluster_dir=$repo/cluster-bench
 while (($#)); do
     case $1 in

@@ -2,13 +2,14 @@
 # Encode and decode throughput of erails next to stock jerasure (reed_sol_van, w=8), both loaded
 # through Ceph's plugin ABI in the same process, for k=m=2..6 at 128 KiB and 1 MiB objects.
 # Decode loses m data chunks. Throughput is MB (10^6 bytes of object) per CPU second of the
-# benchmarking thread, median of 7 alternating rounds. Prints CSV (and writes it to $1 if given).
-# usage: bench/ec/run.sh [OUTPUT.csv]   (run from the repository; needs a build in ./build)
+# benchmarking thread, median of 7 alternating rounds. Prints CSV and writes it to OUTPUT.csv
+# (default bench/ec/results/throughput.csv).
+# usage: bench/ec/run.sh [OUTPUT.csv]   (needs a build in ./build, or in $ERAILS_BUILD)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${ERAILS_BUILD:-$repo/build}/tools/ec_bench/erails-ec-bench
 [ -x "$bench" ] || { echo "build first: $bench is missing" >&2; exit 1; }
-out=${1:-/dev/null}
+out=${1:-$repo/bench/ec/results/throughput.csv}
 
 echo "workload,k,m,size,erails_MB_per_cpu_s,jerasure_MB_per_cpu_s,ratio" | tee "$out"
 for km in 2 3 4 5 6; do

@@ -205,7 +205,7 @@ mgr_data = $d/\$name
 osd_data = $d/\$name
 osd_objectstore = bluestore
 # Separate WAL and DB files: the WAL is the thesis' journal device, and it must be large enough
-# that RocksDB never spills WAL data onto the block file (shared/ceph-16.2-facts.md).
+# that RocksDB never spills WAL data onto the block file (doc/dev/ceph-abi.md).
 bluestore_block_path = $d/\$name/data.img
 bluestore_block_size = $block_size
 bluestore_block_create = true

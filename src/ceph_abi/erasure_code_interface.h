@@ -1,5 +1,5 @@
 // Our declaration of Ceph 16.2's erasure-code interface, written from the measured vtable layout
-// (shared/ceph-16.2-facts.md). The host (ceph-osd, ceph-mon, tools) calls a plugin only through
+// (doc/dev/ceph-abi.md). The host (ceph-osd, ceph-mon, tools) calls a plugin only through
 // this vtable, so the order and signatures of the virtual functions below ARE the ABI: never
 // reorder, add or remove one. Bufferlist comes from librados' public header.
 #pragma once

@@ -1,4 +1,4 @@
-// Our declaration of Ceph 16.2's erasure-code plugin entry points (shared/ceph-16.2-facts.md).
+// Our declaration of Ceph 16.2's erasure-code plugin entry points (doc/dev/ceph-abi.md).
 // The registry lives in the host executable; a plugin only names its singleton and calls add().
 #pragma once
 

@@ -1,7 +1,7 @@
 // The Rails schedule: which colors are read-phase at a wall-clock time.
 //
-// Definition (DESIGN.md, thesis §4.4.3 and §5.4): with N colors, frame length F, s readers and an
-// epoch E,
+// Definition (doc/dev/design.md, thesis §4.4.3 and §5.4): with N colors, frame length F, s readers
+// and an epoch E,
 //   frame(t)        = floor((t - E) / F)          (a true floor, also for t < E)
 //                     exactly: the f with start(f) <= t < start(f+1), start(f) = E + f*F in
 //                     double arithmetic (this settles the last-ulp rounding of the quotient)

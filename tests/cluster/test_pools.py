@@ -46,8 +46,8 @@ def test_round_trip_more_shapes(cluster, codec, ec_pool, k, m, tmp_path):
 
 
 def test_erails_k1_stores_full_copies(cluster, ec_pool, tmp_path):
-    """k=1 is erails' replication mode (DESIGN.md): Ceph 16.2 accepts it as an EC pool of m+1
-    shards, each a full copy."""
+    """k=1 is erails' replication mode (doc/dev/design.md): Ceph 16.2 accepts it as an EC pool of
+    m+1 shards, each a full copy."""
     require_codec(cluster, "erails")
     pool = ec_pool("erails", 1, 2)
     assert cluster.pool_get(pool, "size") == 3

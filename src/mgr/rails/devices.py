@@ -1,7 +1,7 @@
 """Whether an OSD's devices let a hold keep writes off its data device.
 
 Held writes wait in BlueStore's WAL, and RocksDB's own writes go to the DB: with either on the
-data device, a held OSD keeps writing there (shared/ceph-16.2-facts.md). Judged from the OSD
+data device, a held OSD keeps writing there (doc/dev/ceph-abi.md). Judged from the OSD
 metadata the OSD reports (`ceph osd metadata N`); pure, so tests pass recorded metadata.
 """
 from typing import Dict, Iterable, Optional

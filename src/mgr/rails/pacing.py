@@ -1,7 +1,7 @@
 """When each release is due: the OSDs that a switch releases take turns.
 
 BlueStore applies an OSD's whole held backlog at its next transaction (every sequencer's pending
-batch at once), and that OSD's clients nearly stall meanwhile (shared/ceph-16.2-facts.md). A
+batch at once), and that OSD's clients nearly stall meanwhile (doc/dev/ceph-abi.md). A
 backlog cannot be cut into parts from outside, so the pacing is across OSDs: the OSDs that one
 switch releases are split into turns of at most `max_parallel_releases`, and the turns start
 evenly over `release_spread_seconds` from the switch. Pure, like the controller: the time is an

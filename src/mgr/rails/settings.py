@@ -21,7 +21,7 @@ class Settings:
     # Held writes are charged against this throttle; BlueStore flushes by itself at half of it.
     hold_throttle_bytes: int = 128 << 30
     # What BlueStore charges each small write against the throttle on rotational devices
-    # (bluestore_throttle_cost_per_io_hdd; measured 670000 in shared/ceph-16.2-facts.md).
+    # (bluestore_throttle_cost_per_io_hdd; measured 670000, doc/dev/ceph-abi.md).
     cost_per_io: int = 670000
     # Writes below this size take the deferred path, so they can be held.
     prefer_deferred_size: int = 1 << 20

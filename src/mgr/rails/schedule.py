@@ -1,7 +1,7 @@
 """The Rails schedule in Python, for the ceph-mgr "rails" module (standard library only).
 
-Same definition and same answers as src/osd_rails/schedule.h; both are checked against
-src/osd_rails/testdata/schedule_vectors.txt. Every query takes the time as an argument: the
+Same definition and same answers as src/rails/schedule.h; both are checked against
+src/rails/testdata/schedule_vectors.txt. Every query takes the time as an argument: the
 module passes time.time(), tests pass fixed values.
 
     frame(t)      = floor((t - epoch) / frame_seconds)

@@ -2,8 +2,8 @@
 """Write schedule_vectors.txt: expected Rails schedule answers, computed independently of both
 implementations (exact rational arithmetic and brute force over frames, no closed forms).
 
-Run from anywhere:  /usr/bin/python3 src/osd_rails/testdata/gen_schedule_vectors.py > \
-                        src/osd_rails/testdata/schedule_vectors.txt
+Run from anywhere:  /usr/bin/python3 src/rails/testdata/gen_schedule_vectors.py > \
+                        src/rails/testdata/schedule_vectors.txt
 The test suite regenerates the file and fails if the committed copy differs.
 
 Only inputs whose answers are exactly representable as doubles (and whose floating-point frame

@@ -38,7 +38,7 @@ namespace erails::sim {
 enum class Policy { kNone, kRails, kErails };
 // Who orders the requests waiting for one data device (QoS, thesis ch. 3 and §6.2), on top of the
 // policy: none submits in arrival order; the others queue per data device, in the QBox library's
-// own queues (src/mclock_qbox, linked), and keep at most dispatch_depth requests on the device.
+// own queues (src/qbox, linked), and keep at most dispatch_depth requests on the device.
 //   qbox    EDF on d = e/u, e the profiled device time of the request (read_cost/write_cost);
 //   fifo    the thesis' throughput-based baseline: the same EDF queue with every request priced 1,
 //           so streams get request counts, not device time, in proportion to utilization;

@@ -1,5 +1,5 @@
 // The queue in front of one simulated data device when a QoS scheduler is configured: the QBox
-// library's own QBoxQueue or MClockQueue (src/mclock_qbox, linked, not copied), keyed by stream.
+// library's own QBoxQueue or MClockQueue (src/qbox, linked, not copied), keyed by stream.
 //
 // The simulation enqueues every request bound for the device with the stream that caused it and
 // the request's price, dequeues while the queue allows (at most dispatch_depth in flight), submits

@@ -19,7 +19,7 @@ namespace erails::qbox {
 
 class SimBackend final : public Backend {
  public:
-  // The HDD model with its default parameters (src/sim/devices/hdd.h), NCQ depth `ncq` (1..256),
+  // The HDD model with its default parameters (src/devices/hdd.h), NCQ depth `ncq` (1..256),
   // capacity `capacity_bytes` (0 = the model's default). Errors name the parameter.
   static Expected<std::unique_ptr<SimBackend>> hdd(int ncq, double capacity_bytes);
   // The SSD model with its default parameters, and `capacity_bytes` (0 = default).

@@ -13,7 +13,7 @@ out=${2:?output dir}
 # shellcheck source=bench/qbox/figures.sh
 source "$(cd "$(dirname "$0")" && pwd)/figures.sh"
 
-bench=$build/src/mclock_qbox/qbox-bench
+bench=$build/tools/qbox_bench/qbox-bench
 img=${QBOX_FILE:-/var/tmp/qbox-figures.img}
 capacity=536870912
 backend=(--backend file --path "$img" --file-size "$capacity")

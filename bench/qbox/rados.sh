@@ -28,7 +28,7 @@ ceph osd pool create qbox 16 16
 ceph osd pool set qbox size 1 --yes-i-really-mean-it
 ceph osd pool application enable qbox rados
 
-bench=$build/src/mclock_qbox/qbox-bench
+bench=$build/tools/qbox_bench/qbox-bench
 capacity=$((object_size * objects))
 backend=(--backend rados --pool qbox --conf "$CEPH_CONF" --object-size "$object_size" --objects "$objects")
 device="pool qbox (size 1, 16 PGs, $objects x $object_size B objects) on $(ceph osd ls | wc -l) BlueStore OSDs \

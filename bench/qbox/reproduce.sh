@@ -8,7 +8,7 @@ set -euo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
 here=$(cd "$(dirname "$0")" && pwd)
-bench=$build/src/mclock_qbox/qbox-bench
+bench=$build/tools/qbox_bench/qbox-bench
 py=/usr/bin/python3
 mkdir -p "$out"
 

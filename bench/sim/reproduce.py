@@ -349,7 +349,7 @@ def write_vs_m(sim, work):
 
 # ---- beyond the thesis: 1,020 OSDs, two tenants, slow drives and failures ----
 
-# "The Tail at Store" (001_763b88bb2e18aafd.txt): SSDs are >= 2x slower than their peers 0.58% of
+# "The Tail at Store" (Hao et al., FAST '16): SSDs are >= 2x slower than their peers 0.58% of
 # drive hours and >= 1.5x slower 1.27%; slowdowns persist for hours, so over a 20 s run a drawn
 # fraction of OSDs is slow throughout.
 TAIL_AT_STORE = "[slow tail_2x]\nfraction = 0.0058\nfactor = 2\n[slow tail_1_5x]\nfraction = 0.0069\nfactor = 1.5\n"

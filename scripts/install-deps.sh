@@ -6,10 +6,11 @@ set -euo pipefail
 packages=(
   build-essential cmake clang libclang-rt-14-dev
   googletest libgtest-dev
-  libjerasure-dev libgf-complete-dev
+  libjerasure-dev libgf-complete-dev libisal-dev
   ceph ceph-base ceph-common ceph-mon ceph-osd ceph-mgr
   libradospp-dev librados-dev
   libaio-dev iproute2
+  debhelper dh-python dpkg-dev fakeroot
   python3-rados python3-pytest python3-yaml python3-matplotlib
 )
 

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <numeric>
 
+#include "erasure-code/erails/isal.h"
+
 extern "C" {
 #include <jerasure.h>
 #include <jerasure/cauchy.h>
@@ -16,6 +18,8 @@ namespace erails {
 namespace {
 
 constexpr unsigned kBaseAlignment = 64;
+// ec_init_tables expands every coefficient into this many bytes of lookup tables.
+constexpr size_t kIsalTableBytes = 32;
 
 // gf-complete initialises a field lazily on first use, which races when several OSD threads
 // encode at once; initialise each word size once, up front, under a lock.
@@ -70,9 +74,13 @@ std::unique_ptr<Codec> Codec::create(const Profile& profile, std::string* error,
   bool ones = true;
   for (int j = 0; j < k; ++j) ones = ones && codec->matrix_[j] == 1;
   codec->row_k_ones_ = ones;
-  if (profile.technique == Technique::kReedSolVan && w == 8 && kernel == Kernel::kFastest &&
-      gf8_avx2_supported())
-    codec->encode_tables_ = std::make_unique<Gf8Matrix>(m, k, codec->matrix_);
+  if (profile.technique == Technique::kReedSolVan && w == 8 && kernel == Kernel::kFastest) {
+    codec->isal_ = Isal::get(error);
+    if (codec->isal_ == nullptr) return nullptr;
+    std::vector<unsigned char> coefficients(codec->matrix_, codec->matrix_ + m * k);
+    codec->encode_tables_.resize(kIsalTableBytes * k * m);
+    codec->isal_->ec_init_tables(k, m, coefficients.data(), codec->encode_tables_.data());
+  }
 
   if (profile.technique != Technique::kReedSolVan) {
     codec->bitmatrix_ = jerasure_matrix_to_bitmatrix(k, m, w, codec->matrix_);
@@ -98,8 +106,11 @@ void Codec::encode(char* const* data, char* const* coding, unsigned chunk_size) 
     for (int i = 0; i < m_; ++i) std::memcpy(coding[i], data[0], chunk_size);
     return;
   }
-  if (encode_tables_) {
-    encode_tables_->multiply(data, coding, chunk_size);
+  if (isal_) {
+    isal_->ec_encode_data(static_cast<int>(chunk_size), k_, m_,
+                          const_cast<unsigned char*>(encode_tables_.data()),
+                          reinterpret_cast<unsigned char**>(const_cast<char**>(data)),
+                          reinterpret_cast<unsigned char**>(const_cast<char**>(coding)));
   } else if (technique_ == Technique::kReedSolVan) {
     jerasure_matrix_encode(k_, m_, w_, matrix_, const_cast<char**>(data),
                            const_cast<char**>(coding), static_cast<int>(chunk_size));
@@ -128,7 +139,11 @@ bool Codec::decode(const std::vector<int>& erased, char* const* data, char* cons
     return true;
   }
 
-  if (encode_tables_) return decode_avx2(erased, data, coding, chunk_size);
+  if (isal_) {
+    uint64_t mask = 0;
+    for (int id : erased) mask |= uint64_t{1} << id;
+    return decode_isal(mask, data, coding, chunk_size);
+  }
 
   // jerasure wants the erased ids as a -1 terminated array.
   std::vector<int> erasures(erased);
@@ -146,45 +161,62 @@ bool Codec::decode(const std::vector<int>& erased, char* const* data, char* cons
   return r == 0;
 }
 
-bool Codec::decode_avx2(const std::vector<int>& erased, char* const* data, char* const* coding,
+bool Codec::decode_isal(uint64_t erased, char* const* data, char* const* coding,
                         unsigned chunk_size) const {
-  const int n = k_ + m_;
-  std::vector<int> erased_flags(n, 0);
-  for (int id : erased) erased_flags[id] = 1;
-  std::vector<int> lost_data, lost_coding;
-  for (int id = 0; id < n; ++id)
-    if (erased_flags[id]) (id < k_ ? lost_data : lost_coding).push_back(id);
-
-  if (!lost_data.empty()) {
-    // Row i of the decoding matrix rebuilds data chunk i from the survivors named in dm_ids.
-    std::vector<int> decoding(static_cast<size_t>(k_) * k_), dm_ids(k_);
-    if (jerasure_make_decoding_matrix(k_, m_, w_, matrix_, erased_flags.data(), decoding.data(),
-                                      dm_ids.data()) != 0)
-      return false;
-    std::vector<const char*> survivors(k_);
-    for (int j = 0; j < k_; ++j)
-      survivors[j] = dm_ids[j] < k_ ? data[dm_ids[j]] : coding[dm_ids[j] - k_];
-    std::vector<int> rows;
-    std::vector<char*> outputs;
-    for (int id : lost_data) {
-      rows.insert(rows.end(), decoding.begin() + id * k_, decoding.begin() + (id + 1) * k_);
-      outputs.push_back(data[id]);
-    }
-    Gf8Matrix(static_cast<int>(lost_data.size()), k_, rows.data())
-        .multiply(survivors.data(), outputs.data(), chunk_size);
-  }
-  if (!lost_coding.empty()) {
-    std::vector<int> rows;
-    std::vector<char*> outputs;
-    for (int id : lost_coding) {
-      const int row = id - k_;
-      rows.insert(rows.end(), matrix_ + row * k_, matrix_ + (row + 1) * k_);
-      outputs.push_back(coding[row]);
-    }
-    Gf8Matrix(static_cast<int>(lost_coding.size()), k_, rows.data())
-        .multiply(data, outputs.data(), chunk_size);
-  }
+  auto plan = DecodeCache::shared().get({k_, m_, erased}, [&] { return make_decode_plan(erased); });
+  if (!plan) return false;
+  auto chunk = [&](int id) {
+    return reinterpret_cast<unsigned char*>(id < k_ ? data[id] : coding[id - k_]);
+  };
+  std::vector<unsigned char*> sources, outputs;
+  for (int id : plan->survivors) sources.push_back(chunk(id));
+  for (int id : plan->outputs) outputs.push_back(chunk(id));
+  isal_->ec_encode_data(static_cast<int>(chunk_size), k_, static_cast<int>(outputs.size()),
+                        const_cast<unsigned char*>(plan->tables.data()), sources.data(),
+                        outputs.data());
   return true;
+}
+
+std::shared_ptr<const DecodePlan> Codec::make_decode_plan(uint64_t erased) const {
+  const int n = k_ + m_;
+  auto plan = std::make_shared<DecodePlan>();
+  for (int id = 0; id < n; ++id) {
+    const bool lost = (erased >> id) & 1;
+    if (lost) plan->outputs.push_back(id);
+    else if (static_cast<int>(plan->survivors.size()) < k_) plan->survivors.push_back(id);
+  }
+  // Row r of `generator` makes survivor r from the data chunks: a unit row for a data chunk, its
+  // coding row for a coding chunk. Its inverse makes the data chunks from the survivors.
+  const size_t kk = static_cast<size_t>(k_) * k_;
+  std::vector<unsigned char> generator(kk, 0), inverse(kk);
+  for (int r = 0; r < k_; ++r) {
+    const int id = plan->survivors[r];
+    for (int c = 0; c < k_; ++c)
+      generator[r * k_ + c] =
+          static_cast<unsigned char>(id < k_ ? id == c : matrix_[(id - k_) * k_ + c]);
+  }
+  if (isal_->gf_invert_matrix(generator.data(), inverse.data(), k_) != 0) return nullptr;
+
+  // An erased data chunk is its row of the inverse; an erased coding chunk is its coding row
+  // times the inverse, so that it too is made straight from the survivors in the same pass.
+  std::vector<unsigned char> rows;
+  for (int id : plan->outputs) {
+    if (id < k_) {
+      rows.insert(rows.end(), inverse.begin() + id * k_, inverse.begin() + (id + 1) * k_);
+      continue;
+    }
+    const int* coding_row = matrix_ + (id - k_) * k_;
+    for (int c = 0; c < k_; ++c) {
+      unsigned char sum = 0;
+      for (int j = 0; j < k_; ++j)
+        sum ^= isal_->gf_mul(static_cast<unsigned char>(coding_row[j]), inverse[j * k_ + c]);
+      rows.push_back(sum);
+    }
+  }
+  const int outputs = static_cast<int>(plan->outputs.size());
+  plan->tables.resize(kIsalTableBytes * k_ * outputs);
+  isal_->ec_init_tables(k_, outputs, rows.data(), plan->tables.data());
+  return plan;
 }
 
 }  // namespace erails

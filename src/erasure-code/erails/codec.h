@@ -1,26 +1,31 @@
-// Reed-Solomon coding over jerasure/gf-complete, with no Ceph types: the Ceph adapter, the tests
-// and the benchmarks share it. Prepared once per profile (matrices, schedules); encode and decode
-// work on caller-owned buffers and keep no state between calls, so one Codec may be used from
-// several threads at once.
+// Reed-Solomon coding with no Ceph types: the Ceph adapter, the tests and the benchmarks share it.
+// jerasure builds the coding matrix of every technique, so the bytes are jerasure's; the region
+// arithmetic of reed_sol_van with w=8 runs on ISA-L, everything else on jerasure/gf-complete.
+// Prepared once per profile (matrices, tables, schedules); encode and decode work on caller-owned
+// buffers and share only the thread-safe decode cache, so one Codec may be used from several
+// threads at once.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "erasure-code/erails/gf8_avx2.h"
+#include "erasure-code/erails/decode_cache.h"
 #include "erasure-code/erails/profile.h"
 
 namespace erails {
 
+struct Isal;
+
 class Codec {
  public:
-  // Which implementation multiplies regions. Both produce identical bytes; kFastest uses the AVX2
-  // kernel for reed_sol_van with w=8 when the CPU has AVX2, jerasure otherwise.
+  // Which implementation multiplies regions. Both produce identical bytes; kFastest uses ISA-L for
+  // reed_sol_van with w=8, jerasure otherwise. kJerasure is the reference the tests compare with.
   enum class Kernel { kFastest, kJerasure };
 
   // Prepares the code for a validated profile. Returns nullptr with *error set when jerasure
-  // cannot build the matrices (out of memory).
+  // cannot build the matrices (out of memory) or ISA-L cannot be loaded.
   static std::unique_ptr<Codec> create(const Profile& profile, std::string* error,
                                        Kernel kernel = Kernel::kFastest);
   ~Codec();
@@ -48,12 +53,17 @@ class Codec {
   bool decode(const std::vector<int>& erased, char* const* data, char* const* coding,
               unsigned chunk_size) const;
 
+  // The process-wide cache of decoding tables that the ISA-L path uses.
+  static DecodeCacheStats decode_cache_stats() { return DecodeCache::shared().stats(); }
+
  private:
   explicit Codec(const Profile& profile);
 
-  // The AVX2 path of decode(): rebuild erased data from k survivors, then erased coding.
-  bool decode_avx2(const std::vector<int>& erased, char* const* data, char* const* coding,
+  // The ISA-L path of decode(): every erased chunk, data or coding, in one pass over k survivors.
+  bool decode_isal(uint64_t erased, char* const* data, char* const* coding,
                    unsigned chunk_size) const;
+  // The survivors and decoding matrix for one erasure pattern; nullptr if not invertible.
+  std::shared_ptr<const DecodePlan> make_decode_plan(uint64_t erased) const;
 
   const int k_;
   const int m_;
@@ -65,7 +75,8 @@ class Codec {
   int* matrix_ = nullptr;      // m x k coding matrix (malloc'ed by jerasure)
   int* bitmatrix_ = nullptr;   // cauchy: (m*w) x (k*w) bit matrix
   int** schedule_ = nullptr;   // cauchy: XOR schedule derived from the bit matrix
-  std::unique_ptr<Gf8Matrix> encode_tables_;  // set when the AVX2 kernel is used
+  const Isal* isal_ = nullptr;  // set when ISA-L does the region arithmetic
+  std::vector<unsigned char> encode_tables_;  // ISA-L's expansion of the coding matrix
 };
 
 }  // namespace erails

@@ -25,3 +25,34 @@ if(NOT detected IN_LIST ERAILS_CEPH_VERSIONS_CHECKED)
 endif()
 set(ERAILS_CEPH_VERSION "${detected}" CACHE INTERNAL "Ceph version the plugin reports")
 message(STATUS "erails: building the plugin for Ceph ${ERAILS_CEPH_VERSION}")
+
+# The Debian package may be installed only next to the Ceph packages this configure checked: their
+# exact Debian versions (a rebuild of the same upstream release is a different binary), written
+# as dpkg substitution variables for debian/rules. Written only where all of them are installed.
+set(ceph_depends "")
+find_program(DPKG_QUERY_EXECUTABLE dpkg-query)
+foreach(package ceph-base ceph-mon ceph-osd ceph-mgr)
+  if(NOT DPKG_QUERY_EXECUTABLE)
+    break()
+  endif()
+  execute_process(COMMAND ${DPKG_QUERY_EXECUTABLE} -W -f=\${db:Status-Abbrev}\${Version} ${package}
+                  OUTPUT_VARIABLE installed RESULT_VARIABLE result ERROR_QUIET)
+  if(NOT result EQUAL 0 OR NOT installed MATCHES "^ii +(.+)$")
+    set(ceph_depends "")
+    break()
+  endif()
+  set(debian_version "${CMAKE_MATCH_1}")
+  # [epoch:]upstream[+repack or ~pre][-revision]: Debian's 16.2.15+ds-0+deb12u2 is Ceph 16.2.15.
+  if(NOT debian_version MATCHES "^([0-9]+:)?([0-9]+\\.[0-9]+\\.[0-9]+)([+~][^-]*)?(-.*)?$"
+     OR NOT CMAKE_MATCH_2 STREQUAL ERAILS_CEPH_VERSION)
+    message(FATAL_ERROR "erails: ${package} ${debian_version} is installed, but `ceph --version` "
+                        "says ${ERAILS_CEPH_VERSION}; install one Ceph release throughout")
+  endif()
+  list(APPEND ceph_depends "${package} (= ${debian_version})")
+endforeach()
+if(ceph_depends)
+  list(JOIN ceph_depends ", " ceph_depends)
+  file(WRITE ${CMAKE_BINARY_DIR}/ceph-depends.substvars "erails:CephDepends=${ceph_depends}\n")
+else()
+  file(REMOVE ${CMAKE_BINARY_DIR}/ceph-depends.substvars)
+endif()

@@ -1,11 +1,17 @@
 # One test naming scheme for the whole tree: every test is named "<component>.<name>" and carries
 # the label <component>, so `ctest -R '^qbox\.'` (or `ctest -L qbox`) runs one component's tests.
 # Components: common, rails, devices, qbox, sim, ec (the erasure-code plugin), mgr, tools, cluster,
-# qa; fuzz targets are "<component>.fuzz_<parser>" and carry the label fuzz as well.
+# qa, package (the Debian package); fuzz targets are "<component>.fuzz_<parser>" and carry the
+# label fuzz as well.
 include(GoogleTest)
 
-# erails_gtest(COMPONENT TARGET SOURCES ... LIBS ... [DEFINITIONS ...])
+# erails_gtest(COMPONENT TARGET SOURCES ... LIBS ... [DEFINITIONS ...]); nothing without
+# BUILD_TESTING, which is when GTest may be missing. The other two only register a test, which
+# CMake ignores when testing is off.
 function(erails_gtest component target)
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
   cmake_parse_arguments(arg "" "" "SOURCES;LIBS;DEFINITIONS" ${ARGN})
   add_executable(${target} ${arg_SOURCES})
   target_link_libraries(${target} PRIVATE ${arg_LIBS} GTest::gtest_main)

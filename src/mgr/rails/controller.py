@@ -57,6 +57,16 @@ def next_change(topology: Topology, now: float) -> Optional[float]:
     return min(candidates) if candidates else None
 
 
+def defer_interval_seconds(topology: Topology, osd: int) -> float:
+    """bluestore_max_defer_interval for a held OSD: BlueStore submits deferred writes by itself once
+    none was submitted for this long, which ends a hold that no mgr ends. A hold must not reach it
+    while the mgr runs: the OSD's last submission before a hold is at the latest its previous
+    release (whose kick BlueStore submits), and the hold ends one cycle of the schedule (k+m
+    frames) after that release; one frame more absorbs a release that comes late."""
+    return max((pool.schedule.params.colors + 1) * pool.schedule.params.frame_seconds
+               for pool, _ in topology.colored_osds()[osd])
+
+
 class PhaseController:
     def __init__(self) -> None:
         self._states: Dict[int, OsdState] = {}
@@ -127,6 +137,11 @@ class PhaseController:
         for osd in differing:
             del self._states[osd]
         return differing
+
+    def forget_all(self) -> None:
+        """After OSDs were released outside step() (the module stopping, its loop failing): the
+        next step() sends every OSD its state again."""
+        self._states.clear()
 
     def states(self) -> Dict[int, OsdState]:
         return dict(self._states)

@@ -2,7 +2,7 @@
 from typing import Dict, List, Optional, Sequence
 
 from .accounting import HoldAccounting
-from .settings import Settings, SettingError
+from .settings import BATCH_OPS_MAX, Settings, SettingError
 from .topology import Topology
 
 # PGs named per pool in a health detail line; `ceph rails status -f json` lists them all.
@@ -19,13 +19,17 @@ def _check(summary: str, detail: List[str]) -> dict:
 
 
 def health_checks(topology: Topology, accounting: HoldAccounting, settings: Settings,
-                  setting_error: Optional[SettingError], failed: Dict[int, str],
+                  setting_errors: Sequence[SettingError], failed: Dict[int, str],
                   device_problems: Dict[int, str], clock_problems: Sequence[str] = (),
                   mixing: Optional[Dict[str, List[str]]] = None,
-                  spread_error: Optional[SettingError] = None) -> Dict[str, dict]:
+                  spread_error: Optional[SettingError] = None, loop_error: Optional[str] = None) -> Dict[str, dict]:
     """mixing: pool name -> PGs whose reads need write-phase shards now (reads.MixedReads);
-    spread_error: release_spread_seconds too long for a pool (pacing.effective_spread)."""
+    spread_error: release_spread_seconds too long for a pool (pacing.effective_spread);
+    loop_error: why the last control loop failed, while holding is suspended after it."""
     checks = {}
+    if loop_error is not None:
+        checks["RAILS_LOOP_ERROR"] = _check(
+            "the rails control loop failed: every OSD was released and none is held for now", [loop_error])
     if topology.problems:
         checks["RAILS_PROFILE_INVALID"] = _check(
             f"{len(topology.problems)} Rails pool(s) have an unusable profile",
@@ -38,7 +42,7 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
         checks["RAILS_OSD_NO_COLOR"] = _check(
             f"{len(topology.uncolored_osds)} OSD(s) are under no Rails color",
             [f"osd.{osd} is in no bucket named by any crush-colors" for osd in topology.uncolored_osds])
-    overflow = accounting.overflowing(settings.held_op_limit())
+    overflow = accounting.overflowing(BATCH_OPS_MAX)
     if overflow:
         checks["RAILS_HOLD_OVERFLOW"] = _check(
             f"{len(overflow)} OSD(s) hold more writes than BlueStore keeps back", list(overflow.values()))
@@ -52,7 +56,7 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
     if slow:
         checks["RAILS_BACKLOG_SLOW"] = _check(
             f"{len(slow)} OSD(s) did not apply their released backlog within their write phase", list(slow.values()))
-    slowed = accounting.slowed(settings.held_bytes_budget, settings.held_op_limit())
+    slowed = accounting.slowed(settings.held_bytes_budget, BATCH_OPS_MAX)
     if slowed:
         checks["RAILS_WRITERS_SLOWED"] = _check(
             f"{len(slowed)} held OSD(s) neared mgr/rails/held_bytes_budget or the writes BlueStore keeps back; "
@@ -70,7 +74,7 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
         checks["RAILS_OSD_DEVICES"] = _check(
             f"{len(device_problems)} Rails OSD(s) cannot keep held writes off their data device",
             [device_problems[osd] for osd in sorted(device_problems)])
-    bad = [error.message for error in (setting_error, spread_error) if error is not None]
+    bad = [error.message for error in list(setting_errors) + [spread_error] if error is not None]
     if bad:
         checks["RAILS_BAD_SETTING"] = _check(f"{len(bad)} mgr/rails setting(s) invalid (ignored or cut)", bad)
     return checks

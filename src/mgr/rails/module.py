@@ -16,7 +16,7 @@ from mgr_module import CLIReadCommand, CommandResult, HandleCommandResult, MgrMo
 
 from . import clock
 from .accounting import Counters, HoldAccounting, counters_from_perf_dump, kick_applied
-from .controller import OsdAction, Pacing, PhaseController, next_change
+from .controller import OsdAction, Pacing, PhaseController, defer_interval_seconds, next_change
 from .devices import device_problems
 from .health import health_checks
 from .pacing import effective_spread
@@ -33,6 +33,9 @@ COMMAND_TIMEOUT_SECONDS = 10.0
 KICK_BENCH = {"prefix": "bench", "count": 4096, "size": 4096}
 # Kicks sent to one release before it is reported as not applied (RAILS_OSD_COMMAND_FAILED).
 MAX_KICKS = 3
+# After the control loop fails, no OSD is held for this long: a failure that repeats at every loop
+# would otherwise hold and release OSDs in a spin.
+LOOP_ERROR_PAUSE_SECONDS = 60.0
 
 _TYPE_LABELS = {bool: "bool", int: "int", float: "float"}
 
@@ -57,7 +60,9 @@ class Module(MgrModule):
         self._controller = PhaseController()
         self._accounting = HoldAccounting()
         self._settings = Settings()
-        self._setting_error: Optional[SettingError] = None
+        self._setting_errors: List[SettingError] = []
+        self._loop_error: Optional[str] = None
+        self._holding_paused_until = 0.0
         self._topology = Topology()
         self._osdmap_epoch = -1
         self._failed: Dict[int, str] = {}
@@ -81,6 +86,10 @@ class Module(MgrModule):
             self._wakeup.set()
 
     def shutdown(self) -> None:
+        """serve() sees the flag, leaves its loop and releases every OSD before it returns (ceph-mgr
+        joins it after this returns). `ceph mgr module disable` and a mgr fail-over never get
+        here: ceph-mgr re-executes itself without stopping its modules, and the OSDs' own bounds
+        (settings.hold_args) end their holds."""
         self._stopping = True
         self._wakeup.set()
 
@@ -92,7 +101,8 @@ class Module(MgrModule):
         with self._lock:
             status = build_status(self._topology, self._controller.states(), self._accounting,
                                   self._settings, time.time(), self._mixed)
-            status["setting_error"] = None if self._setting_error is None else self._setting_error.message
+            status["setting_errors"] = [error.message for error in self._setting_errors]
+            status["loop_error"] = self._loop_error
             status["spread_error"] = None if self._spread_error is None else self._spread_error.message
             status["release_spread_seconds"] = self._pacing.spread_seconds
             status["clocks"] = clock.describe(self._time_sync, self._mgr_clock)
@@ -101,8 +111,10 @@ class Module(MgrModule):
             status["device_problems"] = list(self._device_problems.values())
         if format == "plain":
             text = render_plain(status)
-            if status["setting_error"]:
-                text += f"setting ignored: {status['setting_error']}\n"
+            for message in status["setting_errors"]:
+                text += f"setting ignored: {message}\n"
+            if status["loop_error"]:
+                text += f"control loop failed, no OSD held for now: {status['loop_error']}\n"
             if status["spread_error"]:
                 text += f"setting cut: {status['spread_error']}\n"
             text += f"releases spread over {status['release_spread_seconds']:.3f} s\n" + status["clocks"] + "\n"
@@ -116,37 +128,90 @@ class Module(MgrModule):
 
     def serve(self) -> None:
         while not self._stopping:
-            self._refresh_settings()
-            self._refresh_topology()
-            now = time.time()
-            with self._lock:
-                actions = self._controller.step(self._topology, now, self._settings.active, self._pacing)
-            all_taken = not actions or self._carry_out(actions)
-            if time.time() - self._last_perf_read >= self._settings.perf_seconds:
-                self._read_held_counters()
-                self._slow_writers_over_budget()
-                self._check_osds_hold_what_was_confirmed()
-                # OSD metadata arrives after the OSD boots, without a new OSD map.
-                self._refresh_devices()
-                self._count_mixed_reads()
-                self._check_clocks()
-            self._update_health()
+            try:
+                sleep = self._loop_once()
+            except Exception as error:  # a loop that ended would leave OSDs held with no one to release them
+                sleep = self._after_loop_error(error)
             self._wakeup.clear()
-            self._wakeup.wait(self._sleep_seconds(time.time(), all_taken))
+            self._wakeup.wait(sleep)
+        self._release_all("the module is stopping")
+
+    def _loop_once(self) -> float:
+        """One pass of the control loop; returns how long to sleep."""
+        self._refresh_settings()
+        self._refresh_topology()
+        now = time.time()
+        with self._lock:
+            holding = self._holding(now)
+            actions = self._controller.step(self._topology, now, holding, self._pacing)
+        all_taken = not actions or self._carry_out(actions)
+        if time.time() - self._last_perf_read >= self._settings.perf_seconds:
+            self._read_held_counters()
+            self._slow_writers_over_budget()
+            self._check_osds_hold_what_was_confirmed()
+            # OSD metadata arrives after the OSD boots, without a new OSD map.
+            self._refresh_devices()
+            self._count_mixed_reads()
+            self._check_clocks()
+        if holding:
+            with self._lock:
+                self._loop_error = None
+        self._update_health()
+        return self._sleep_seconds(time.time(), all_taken)
+
+    def _holding(self, now: float) -> bool:
+        """Whether OSDs may be held at `now` (with self._lock held)."""
+        return self._settings.active and now >= self._holding_paused_until
+
+    def _after_loop_error(self, error: Exception) -> float:
+        self.log.exception("rails: control loop failed; releasing every OSD, none held for %.0f s",
+                           LOOP_ERROR_PAUSE_SECONDS)
+        with self._lock:
+            self._loop_error = f"{type(error).__name__}: {error}"
+            self._holding_paused_until = time.time() + LOOP_ERROR_PAUSE_SECONDS
+        self._release_all("the control loop failed")
+        try:
+            self._update_health()
+        except Exception:  # the loop goes on; the mgr log has the reason
+            self.log.exception("rails: could not update the health checks")
+        return self._settings.poll_seconds
+
+    def _release_all(self, why: str) -> None:
+        """Best effort: every up OSD of a color and every OSD with a confirmed state gets the release,
+        and one kick so that it applies its backlog without client writes; the controller forgets
+        them all, so the next step() sends every OSD its state again. Logs what did not answer."""
+        try:
+            with self._lock:
+                osds = sorted((set(self._topology.colored_osds()) & set(self._topology.up_osds))
+                              | set(self._controller.states()))
+                self._controller.forget_all()
+                for osd in osds:
+                    self._accounting.forget(osd)
+            outcomes = self._tell_many({osd: {"prefix": "injectargs", "injected_args": list(release_args())}
+                                        for osd in osds})
+            released = [osd for osd, (ret, _, _) in outcomes.items() if ret == 0]
+            self._tell_many({osd: unslow_command() for osd in released})
+            self._tell_many({osd: KICK_BENCH for osd in released})
+            failed = {osd: f"{err.strip()} ({ret})" for osd, (ret, _, err) in outcomes.items() if ret != 0}
+            if failed:
+                self.log.error("rails: %s: released %s; not released (BlueStore's own bounds end their "
+                               "holds): %s", why, released, failed)
+            else:
+                self.log.info("rails: %s: released %s", why, released)
+        except Exception:  # best effort: the OSDs' own bounds end any hold left
+            self.log.exception("rails: %s: releasing every OSD failed", why)
 
     # --- state from the cluster --------------------------------------------------------------
 
     def _refresh_settings(self) -> None:
         raw = {name: self.get_module_option(name) for name in OPTION_TABLE}
-        result = validate(raw)
         with self._lock:
-            if isinstance(result, SettingError):
-                if self._setting_error != result:
-                    self.log.error("ignoring settings: %s", result.message)
-                self._setting_error = result
-            else:
-                self._setting_error = None
-                self._settings = result
+            settings, errors = validate(raw, self._settings)
+            for error in errors:
+                if error not in self._setting_errors:
+                    self.log.error("ignoring setting: %s", error.message)
+            self._setting_errors = errors
+            self._settings = settings
             spread, self._spread_error = effective_spread(self._settings, self._topology)
             self._pacing = Pacing(spread, self._settings.max_parallel_releases)
 
@@ -174,7 +239,7 @@ class Module(MgrModule):
         already due (held back by max_parallel_releases) goes at once, unless a command of this
         loop failed: then the retry waits like any other, so a failing OSD is not asked in a spin."""
         with self._lock:
-            release = self._controller.next_release(self._topology, now, self._settings.active, self._pacing)
+            release = self._controller.next_release(self._topology, now, self._holding(now), self._pacing)
             changes = [next_change(self._topology, now)]
             poll = self._settings.poll_seconds
         if release is not None and (release > now or all_taken):
@@ -220,12 +285,13 @@ class Module(MgrModule):
         submitted what it held (up to MAX_KICKS). step() returns at most max_parallel_releases
         releases, so at most that many OSDs apply a backlog at once. Returns whether every OSD
         took its hold or release."""
-        settings = self._settings
+        with self._lock:
+            settings = self._settings
+            commands = {a.osd: {"prefix": "injectargs", "injected_args": list(
+                hold_args(settings, defer_interval_seconds(self._topology, a.osd)) if a.hold else release_args())}
+                for a in actions}
         releasing = [a.osd for a in actions if not a.hold]
         before_kick = self._counters(releasing) if releasing else {}
-        commands = {a.osd: {"prefix": "injectargs",
-                            "injected_args": list(hold_args(settings) if a.hold else release_args())}
-                    for a in actions}
         outcomes = self._tell_many(commands)
         released = []
         now = time.time()
@@ -255,7 +321,7 @@ class Module(MgrModule):
                     self._accounting.forget(osd)
             for osd in released:
                 if osd in before_kick and osd in after:
-                    self._accounting.released(osd, before_kick[osd], after[osd], settings.held_op_limit(), kicks[osd])
+                    self._accounting.released(osd, before_kick[osd], after[osd], BATCH_OPS_MAX, kicks[osd])
                 else:
                     self._accounting.forget(osd)
         self.log.info("rails: held %s released %s kicks %s", sorted(holding), sorted(released),
@@ -303,7 +369,7 @@ class Module(MgrModule):
         writers wait, none fails, new writes bypass the hold, and what is held stays held."""
         with self._lock:
             settings = self._settings
-            over = self._accounting.to_slow(settings.held_bytes_budget, settings.held_op_limit(),
+            over = self._accounting.to_slow(settings.held_bytes_budget, BATCH_OPS_MAX,
                                             settings.perf_seconds)
         if not over:
             return
@@ -367,9 +433,9 @@ class Module(MgrModule):
     def _update_health(self) -> None:
         with self._lock:
             checks = health_checks(self._topology, self._accounting, self._settings,
-                                   self._setting_error, self._failed, self._device_problems,
+                                   self._setting_errors, self._failed, self._device_problems,
                                    self._clock_problems, self._mixed.mixing(self._topology, time.time()),
-                                   self._spread_error)
+                                   self._spread_error, self._loop_error)
         if checks != self._health:
             self._health = checks
             self.set_health_checks(checks)

@@ -2,11 +2,11 @@
 
 Values arrive from the config database already typed by ceph-mgr when they parse; validate()
 still checks each one, because a bad value must produce an error naming the option and the
-accepted range, and must leave the previous settings in force.
+accepted range, and must leave that option's previous value in force while the others apply.
 """
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Tuple, Union
 
 # BlueStore's ceiling for bluestore_deferred_batch_ops; a hold is this many ops at most.
 BATCH_OPS_MAX = 65535
@@ -18,11 +18,6 @@ class Settings:
     active: bool = True
     # Upper bound on how long serve() sleeps between checks when no switch is due.
     poll_seconds: float = 0.5
-    # Held writes are charged against this throttle; BlueStore flushes by itself at half of it.
-    hold_throttle_bytes: int = 128 << 30
-    # What BlueStore charges each small write against the throttle on rotational devices
-    # (bluestore_throttle_cost_per_io_hdd; measured 670000, doc/dev/ceph-abi.md).
-    cost_per_io: int = 670000
     # Writes below this size take the deferred path, so they can be held.
     prefer_deferred_size: int = 1 << 20
     # How often the held-op counters of held OSDs are read.
@@ -33,14 +28,11 @@ class Settings:
     # At most this many OSDs apply a released backlog at the same time.
     max_parallel_releases: int = 2
     # Deferred bytes a held OSD may queue (its memory holds them); before it would pass them its
-    # writers are slowed and its new writes bypass the hold.
+    # writers are slowed and its new writes bypass the hold, and BlueStore itself applies the hold
+    # when it reaches them (see hold_args), with or without a mgr.
     held_bytes_budget: int = 512 << 20
     # Clock skew warned about, as a fraction of the smallest guard (the guard absorbs skew).
     clock_skew_guard_fraction: float = 0.5
-
-    def held_op_limit(self) -> int:
-        """Ops a hold can take before BlueStore applies them by itself mid read phase."""
-        return min(BATCH_OPS_MAX, self.hold_throttle_bytes // 2 // self.cost_per_io)
 
 
 @dataclass(frozen=True)
@@ -54,8 +46,6 @@ class SettingError:
 OPTION_TABLE: Dict[str, Tuple[type, Any, Any, str]] = {
     "active": (bool, None, None, "hold and release OSDs on the Rails schedule"),
     "poll_seconds": (float, 0.05, 5.0, "longest sleep of the control loop between checks"),
-    "hold_throttle_bytes": (int, 1 << 30, 1 << 50, "bluestore_throttle_deferred_bytes while held"),
-    "cost_per_io": (int, 1, 1 << 30, "bytes BlueStore charges per small write (bluestore_throttle_cost_per_io_hdd)"),
     "prefer_deferred_size": (int, 4096, 64 << 20, "bluestore_prefer_deferred_size: writes below it can be held"),
     "perf_seconds": (float, 1.0, 600.0, "how often held OSDs' deferred-write counters are read"),
     "release_spread_seconds": (float, 0.0, 60.0, "releases at one switch are spread over this long "
@@ -84,31 +74,52 @@ def _coerce(name: str, kind: type, value: Any) -> Union[Any, SettingError]:
     return number
 
 
-def validate(raw: Dict[str, Any]) -> Union[Settings, SettingError]:
-    """Settings from option values (None or absent: the default), or the first bad option."""
+def validate(raw: Dict[str, Any], previous: Settings = Settings()) -> Tuple[Settings, List[SettingError]]:
+    """Settings from option values (None or absent: the default), and every bad option; a bad
+    option keeps its value in `previous`."""
     values = {}
+    errors = []
     for name, (kind, low, high, _) in OPTION_TABLE.items():
         value = raw.get(name)
         if value is None:
             continue
         coerced = _coerce(name, kind, value)
+        if not isinstance(coerced, SettingError) and low is not None and not low <= coerced <= high:
+            coerced = SettingError(name, f"mgr/rails/{name} is {value!r}; accepted: {low}..{high}")
         if isinstance(coerced, SettingError):
-            return coerced
-        if low is not None and not low <= coerced <= high:
-            return SettingError(name, f"mgr/rails/{name} is {value!r}; accepted: {low}..{high}")
-        values[name] = coerced
-    settings = Settings(**values)
-    if settings.held_op_limit() < 1:
-        return SettingError("hold_throttle_bytes", "mgr/rails/hold_throttle_bytes / 2 is below one write's "
-                            "cost (mgr/rails/cost_per_io); accepted: hold_throttle_bytes >= 2 * cost_per_io")
-    return settings
+            errors.append(coerced)
+            values[name] = getattr(previous, name)
+        else:
+            values[name] = coerced
+    return Settings(**values), errors
 
 
-def hold_args(settings: Settings) -> Tuple[str, ...]:
-    """injectargs that make BlueStore keep deferred writes in its WAL instead of applying them."""
+# bluestore_throttle_cost_per_io while held. BlueStore charges every transaction its data bytes
+# plus this per I/O against its deferred throttle, and on rotational devices the default is
+# 670000, 164 times a 4 KiB write: at 1 the throttle counts the bytes a hold keeps, so that it can
+# bound them. 0 (Ceph's default) means the per-media value again.
+HELD_COST_PER_IO = 1
+RELEASED_COST_PER_IO = 0
+# bluestore_throttle_bytes while held, Ceph's default (at most the budget, see hold_args).
+HELD_THROTTLE_BYTES = 64 << 20
+
+
+def hold_args(settings: Settings, defer_interval_seconds: float) -> Tuple[str, ...]:
+    """injectargs that make BlueStore keep deferred writes in its WAL instead of applying them, and
+    that bound the hold by BlueStore's own means, so that it stays bounded without a mgr.
+
+    Bytes: BlueStore's deferred throttle allows bluestore_throttle_bytes +
+    bluestore_throttle_deferred_bytes and applies what is held at half of that (measured: with
+    4 MiB as that half, a hold of 4 KiB writes was applied every ~1,000 writes, 3.9 MiB), so the
+    two add up to twice held_bytes_budget. Time: BlueStore submits deferred writes by itself once
+    none was submitted for bluestore_max_defer_interval, checking every third of it (measured:
+    12 s gave an application 13.9 s after the last one), see controller.defer_interval_seconds."""
+    throttle_bytes = min(HELD_THROTTLE_BYTES, settings.held_bytes_budget)
     return (f"--bluestore_deferred_batch_ops={BATCH_OPS_MAX}",
-            "--bluestore_max_defer_interval=1000",
-            f"--bluestore_throttle_deferred_bytes={settings.hold_throttle_bytes}",
+            f"--bluestore_max_defer_interval={defer_interval_seconds:g}",
+            f"--bluestore_throttle_cost_per_io={HELD_COST_PER_IO}",
+            f"--bluestore_throttle_bytes={throttle_bytes}",
+            f"--bluestore_throttle_deferred_bytes={2 * settings.held_bytes_budget - throttle_bytes}",
             "--bluestore_max_deferred_txc=1000000",
             f"--bluestore_prefer_deferred_size={settings.prefer_deferred_size}")
 
@@ -132,8 +143,8 @@ def over_budget_args() -> Tuple[str, ...]:
 
 
 def unslow_command() -> dict:
-    """Drops the runtime throttle over_budget_args() set, back to the config database's value or
-    the default; sent at every release, so an OSD slowed under a previous mgr is restored too. The
+    """Drops the runtime throttle the hold and over_budget_args() set, back to the config database's
+    value or the default; sent at every release, so an OSD slowed under a previous mgr is restored too. The
     bypass needs no undoing: the next hold sets bluestore_prefer_deferred_size again."""
     return {"prefix": "config unset", "var": "bluestore_throttle_bytes"}
 
@@ -141,15 +152,12 @@ def unslow_command() -> dict:
 # bluestore_deferred_batch_ops while released. BlueStore submits queued deferred writes at a
 # transaction commit only once this many are queued; 0 means its per-media default (64 on "hdd"),
 # and a backlog below that stayed unapplied here after a release and any number of kicks (the hold's
-# max_defer_interval of 1000 s keeps the timer from submitting it). At 1 the kick submits any
+# max_defer_interval, a cycle of the schedule, keeps the timer from submitting it that long). At 1 the kick submits any
 # backlog, and each later commit submits what is queued, so a write phase ends with nothing queued.
 RELEASED_BATCH_OPS = 1
 
 
 def release_args() -> Tuple[str, ...]:
     """injectargs that let BlueStore apply deferred writes again (at its next transaction)."""
-    return (f"--bluestore_deferred_batch_ops={RELEASED_BATCH_OPS}",)
-
-
-def default_option(name: str) -> Optional[Any]:
-    return getattr(Settings(), name)
+    return (f"--bluestore_deferred_batch_ops={RELEASED_BATCH_OPS}",
+            f"--bluestore_throttle_cost_per_io={RELEASED_COST_PER_IO}")

@@ -4,7 +4,7 @@ from typing import Dict, List, Optional
 from .accounting import HoldAccounting
 from .controller import OsdState, wanted_holds
 from .reads import MixedReads
-from .settings import Settings
+from .settings import BATCH_OPS_MAX, Settings
 from .topology import Topology
 
 
@@ -32,7 +32,6 @@ def build_status(topology: Topology, states: Dict[int, OsdState], accounting: Ho
                       "pgs_mixing": [] if mixed is None else mixed.mixing(topology, now).get(pool.name, []),
                       "reads_mixed": None if mixed is None else mixed.reads(pool.name)})
     osds = []
-    limit = settings.held_op_limit()
     for osd in sorted(wanted):
         state = states.get(osd)
         hold = accounting.hold(osd)
@@ -44,7 +43,7 @@ def build_status(topology: Topology, states: Dict[int, OsdState], accounting: Ho
             "held": None if state is None else state.held,
             "since": None if state is None else state.since,
             "held_writes": None if hold is None else hold.held_writes(),
-            "held_write_limit": limit,
+            "held_write_limit": BATCH_OPS_MAX,
             "last_release_applied_ops": accounting.last_release_applied(osd),
             "held_bytes": None if hold is None else hold.held_bytes(),
             "held_txcs": None if hold is None else hold.latest.unapplied_txcs(),
@@ -56,7 +55,8 @@ def build_status(topology: Topology, states: Dict[int, OsdState], accounting: Ho
         })
     return {"now": now, "active": settings.active, "pools": pools, "osds": osds,
             "uncolored_osds": topology.uncolored_osds,
-            "problems": [f"pool {p.pool}: {p.message}" for p in topology.problems],
+            "problems": [f"pool {p.pool} is not scheduled: {p.message}" for p in topology.problems]
+            + [f"pool {pool} is not scheduled: its erails profile has no crush-colors" for pool in topology.plain_pools],
             "conflicts": [f"osd.{c.osd}: pools {c.pool_a} and {c.pool_b}" for c in topology.conflicts]}
 
 
@@ -69,8 +69,8 @@ def render_plain(status: dict) -> str:
     lines: List[str] = []
     if not status["active"]:
         lines.append("rails is inactive (mgr/rails/active=false): every OSD is released")
-    if not status["pools"]:
-        lines.append("no pool uses an erails profile with crush-colors")
+    if not status["pools"] and not status["problems"]:
+        lines.append("no pool uses an erails profile")
     for pool in status["pools"]:
         lines.append(f"pool {pool['pool']} (profile {pool['profile']}): frame {pool['frame_seconds']} s, "
                      f"{pool['readers']} readers, guard {pool['guard_seconds']:.3f} s, "

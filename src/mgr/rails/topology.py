@@ -8,6 +8,7 @@ the pool and the key; they never raise.
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from .limits import MIN_RAILS_FRAME_SECONDS
 from .schedule import Schedule, ScheduleParams, ParamError
 
 DEFAULT_FRAME_SECONDS = 10.0
@@ -50,6 +51,8 @@ class Topology:
     pools: List[RailsPool] = field(default_factory=list)
     problems: List[PoolProblem] = field(default_factory=list)
     uncolored_osds: List[int] = field(default_factory=list)
+    # Pools whose erails profile has no crush-colors: Rails cannot follow them.
+    plain_pools: List[str] = field(default_factory=list)
     conflicts: List[Conflict] = field(default_factory=list)
     # osd id -> the OSD map epoch it last came up in; a change means the OSD restarted and has
     # lost every runtime setting the controller gave it.
@@ -108,6 +111,12 @@ def _integer(profile: Dict[str, str], key: str, default: Optional[int]) -> Tuple
         return None, f"{key} is {raw!r}; accepted: a whole number"
 
 
+def min_frame_message(raw: str) -> str:
+    """Why a frame below the minimum is refused, in the plugin's words too (test_profile.cc)."""
+    return (f"rails-frame is {raw!r}; accepted: at least {MIN_RAILS_FRAME_SECONDS:g} seconds, "
+            "the time the rails mgr module needs to carry a switch to the OSDs")
+
+
 def schedule_params(profile: Dict[str, str]) -> Tuple[Optional[ScheduleParams], Optional[ParamError]]:
     """The schedule parameters of an erails profile, with the plugin's defaults for absent keys."""
     k, error = _integer(profile, "k", None)
@@ -121,6 +130,8 @@ def schedule_params(profile: Dict[str, str]) -> Tuple[Optional[ScheduleParams], 
     if error:
         return None, ParamError("m", error)
     frame, error = _number(profile, "rails-frame", DEFAULT_FRAME_SECONDS)
+    if error is None and frame < MIN_RAILS_FRAME_SECONDS:
+        error = min_frame_message(profile["rails-frame"])
     if error:
         return None, ParamError("rails-frame", error)
     readers, error = _integer(profile, "rails-readers", k)
@@ -191,6 +202,8 @@ def build_topology(osd_map: dict, crush: dict) -> Topology:
     profiles = osd_map.get("erasure_code_profiles", {})
     for pool in osd_map.get("pools", []):
         profile = profiles.get(pool.get("erasure_code_profile", ""))
+        if profile is not None and profile.get("plugin") == "erails" and not is_rails_profile(profile):
+            topology.plain_pools.append(pool["pool_name"])
         if profile is None or not is_rails_profile(profile):
             continue
         rails_pool, problem = _rails_pool(pool, profile, crush)

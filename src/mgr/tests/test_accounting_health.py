@@ -83,7 +83,7 @@ def _topology(osds=(0, 1, 2, 3), profiles=None, pools=None):
 
 
 def test_a_healthy_setup_raises_no_check():
-    assert health_checks(_topology(), HoldAccounting(), Settings(), None, {}, {}) == {}
+    assert health_checks(_topology(), HoldAccounting(), Settings(), [], {}, {}) == {}
 
 
 def test_each_problem_raises_its_own_check():
@@ -94,14 +94,14 @@ def test_each_problem_raises_its_own_check():
     accounting = HoldAccounting()
     accounting.hold_started(0, counters(0, 0), now=0.0)
     accounting.observe(0, counters(70000, 0), now=0.0)
-    checks = health_checks(topo, accounting, Settings(), SettingError("poll_seconds", "mgr/rails/poll_seconds is 9"),
+    checks = health_checks(topo, accounting, Settings(), [SettingError("poll_seconds", "mgr/rails/poll_seconds is 9")],
                            {3: "hold: timed out (-110)"}, {2: "osd.2 has no dedicated WAL device"})
     assert sorted(checks) == ["RAILS_BAD_SETTING", "RAILS_HOLD_OVERFLOW", "RAILS_OSD_COMMAND_FAILED",
                               "RAILS_OSD_DEVICES", "RAILS_OSD_NO_COLOR", "RAILS_PROFILE_INVALID",
                               "RAILS_SCHEDULE_CONFLICT"]
     assert checks["RAILS_OSD_DEVICES"]["detail"] == ["osd.2 has no dedicated WAL device"]
     assert checks["RAILS_OSD_NO_COLOR"]["detail"] == ["osd.9 is in no bucket named by any crush-colors"]
-    assert "rails-frame is -1.0" in checks["RAILS_PROFILE_INVALID"]["detail"][0]
+    assert "rails-frame is '-1'; accepted: at least 2 seconds" in checks["RAILS_PROFILE_INVALID"]["detail"][0]
     assert checks["RAILS_SCHEDULE_CONFLICT"]["count"] == 4
     assert all(c["severity"] == "warning" for c in checks.values())
 
@@ -231,7 +231,7 @@ def test_new_problems_raise_their_checks():
     accounting.released(2, counters(0, 0, deferred=50), counters(0, 0, deferred=50, submitted=50), limit=65535)
     accounting.hold_started(2, counters(0, 0, deferred=50, submitted=50, on_device=0), now=0.0)
     mixing = {"rpool": [f"2.{i}" for i in range(12)]}
-    checks = health_checks(_topology(), accounting, Settings(), None, {}, {},
+    checks = health_checks(_topology(), accounting, Settings(), [], {}, {},
                            clock_problems=["mon.b is 0.400 s off the leader monitor"], mixing=mixing,
                            spread_error=SettingError("release_spread_seconds", "too long"))
     assert sorted(checks) == ["RAILS_BACKLOG_SLOW", "RAILS_BAD_SETTING", "RAILS_CLOCK_SKEW",
@@ -267,3 +267,32 @@ def test_status_shows_budget_slowing_releases_and_mixed_reads():
     text = render_plain(status)
     assert "reads mixing write-phase shards: 1 PG(s) now, 7 reads since the module started" in text
     assert "3.0/2" in text and " yes " in text.splitlines()[-4]
+
+
+def test_a_failed_control_loop_and_every_bad_setting_raise_their_checks():
+    errors = [SettingError("poll_seconds", "mgr/rails/poll_seconds is 9; accepted: 0.05..5.0"),
+              SettingError("active", "mgr/rails/active is 'maybe'; accepted: true or false")]
+    checks = health_checks(_topology(), HoldAccounting(), Settings(), errors, {}, {},
+                           spread_error=SettingError("release_spread_seconds", "too long"),
+                           loop_error="KeyError: 'pg_stats'")
+    assert sorted(checks) == ["RAILS_BAD_SETTING", "RAILS_LOOP_ERROR"]
+    assert checks["RAILS_LOOP_ERROR"]["detail"] == ["KeyError: 'pg_stats'"]
+    assert "every OSD was released" in checks["RAILS_LOOP_ERROR"]["summary"]
+    assert checks["RAILS_BAD_SETTING"]["detail"] == [errors[0].message, errors[1].message, "too long"]
+    assert checks["RAILS_BAD_SETTING"]["summary"].startswith("3 mgr/rails setting(s)")
+
+
+def test_status_says_why_each_pool_is_not_scheduled():
+    colors = dict(FOUR_COLORS, color3=[])
+    profiles = {"missing": rails_profile(["color0", "color1", "color2", "nosuch"]),
+                "empty": rails_profile(list(FOUR_COLORS)),
+                "fast": rails_profile(list(FOUR_COLORS)[:3] + ["color2x"], rails_frame="0.001"),
+                "plain": {"plugin": "erails", "k": "2", "m": "2"}}
+    pools = {"pm": "missing", "pe": "empty", "pf": "fast", "pp": "plain"}
+    topo = build_topology(osd_map(profiles, pools, [0, 1, 2]), crush_map(colors))
+    text = render_plain(build_status(topo, {}, HoldAccounting(), Settings(), now=1.0))
+    assert "no pool uses" not in text
+    assert "pool pm is not scheduled: crush-colors names bucket 'nosuch', which is not in the CRUSH map" in text
+    assert "pool pe is not scheduled: color bucket 'color3' holds no OSD" in text
+    assert "pool pf is not scheduled: rails-frame is '0.001'; accepted: at least 2 seconds" in text
+    assert "pool pp is not scheduled: its erails profile has no crush-colors" in text

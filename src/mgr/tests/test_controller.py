@@ -1,7 +1,7 @@
 """The controller driven by a fake clock: 4 colors (one OSD each), frame 6 s, 2 readers, guard 0.6 s.
 Frame f reads colors f%4 and (f+1)%4, so color 2 turns reader at t=6 and is held from t=5.4."""
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
-from rails.controller import OsdAction, PhaseController, next_change, wanted_holds
+from rails.controller import OsdAction, PhaseController, defer_interval_seconds, next_change, wanted_holds
 from rails.topology import build_topology
 
 
@@ -129,3 +129,22 @@ def test_an_osd_found_in_another_state_than_confirmed_is_sent_its_state_again():
     assert controller.reconcile({0: True, 1: True, 2: True, 3: False, 9: True}) == [2]
     assert run(controller, topo, 1.5) == [OsdAction(2, False)]
     assert controller.reconcile({0: True}) == []
+
+
+def test_bluestore_ends_a_hold_by_itself_only_after_a_cycle_and_a_frame():
+    # The last submission before a hold is at the latest the previous release; a hold ends one
+    # cycle (4 frames of 6 s) after that release, so BlueStore's own timer must wait longer.
+    assert defer_interval_seconds(topology(), 2) == 30.0
+    two = {"color0": [0, 1], "color1": [2, 3]}
+    assert defer_interval_seconds(topology(color_osds=two, profiles={"rp": rails_profile(
+        list(two), k=1, m=1, rails_frame="6")}), 3) == 18.0
+
+
+def test_after_forgetting_every_osd_the_next_step_sends_every_state_again():
+    controller = PhaseController()
+    topo = topology()
+    run(controller, topo, 1.0)
+    assert run(controller, topo, 1.5) == []
+    controller.forget_all()
+    assert run(controller, topo, 1.5) == [OsdAction(0, True), OsdAction(1, True),
+                                          OsdAction(2, False), OsdAction(3, False)]

@@ -90,3 +90,12 @@ def test_up_state_and_restart_epochs_come_from_the_osd_map():
                               crush_map(FOUR_COLORS))
     assert topology.up_osds == (0, 1, 3)
     assert topology.up_from[1] == 42
+
+
+def test_a_frame_below_what_the_module_can_follow_is_a_problem_saying_why():
+    from rails.limits import MIN_RAILS_FRAME_SECONDS
+    too_fast = topology_of(rails_profile(COLORS, rails_frame="0.001"))
+    assert too_fast.pools == [] and [p.key for p in too_fast.problems] == ["rails-frame"]
+    assert too_fast.problems[0].message == ("rails-frame is '0.001'; accepted: at least 2 seconds, the time the "
+                                            "rails mgr module needs to carry a switch to the OSDs")
+    assert topology_of(rails_profile(COLORS, rails_frame=str(MIN_RAILS_FRAME_SECONDS))).pools

@@ -185,6 +185,12 @@ std::optional<ProfileError> parse_rails(ProfileMap& profile, Profile* p) {
     const std::string& key = valid.error().key;
     return ProfileError{key, value_of(profile, key), valid.error().message};
   }
+  // The rails mgr module cannot follow a faster schedule; the figure is the module's own
+  // (src/mgr/rails/limits.py, compiled in by CMakeLists.txt).
+  if (schedule.frame_seconds < ERAILS_MIN_RAILS_FRAME_SECONDS)
+    return error(profile, "rails-frame",
+                 "at least " + format_number(ERAILS_MIN_RAILS_FRAME_SECONDS) +
+                     " seconds, the time the rails mgr module needs to carry a switch to the OSDs");
   return std::nullopt;
 }
 

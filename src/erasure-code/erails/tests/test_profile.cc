@@ -138,6 +138,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{{"rails-frame", "inf"}}, "rails-frame", "a decimal number"},
         BadCase{{{"rails-frame", "0x10"}}, "rails-frame", "a decimal number"},
         BadCase{{{"rails-frame", "10s"}}, "rails-frame", "a decimal number"},
+        // The mgr module's minimum (src/mgr/rails/limits.py); its own test checks the same words.
+        BadCase{{{"rails-frame", "1.999"}}, "rails-frame",
+                "at least 2 seconds, the time the rails mgr module needs to carry a switch to the OSDs"},
+        BadCase{{{"rails-frame", "0.001"}, {"rails-guard", "0"}}, "rails-frame", "at least 2 seconds"},
         BadCase{{{"rails-readers", "1"}}, "rails-readers", "from k=2 to k+m-1=3"},
         BadCase{{{"rails-readers", "4"}}, "rails-readers", "accepted: 1..3"},
         BadCase{{{"rails-readers", "three"}}, "rails-readers", "from k=2 to k+m-1=3"},

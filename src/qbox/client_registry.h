@@ -38,13 +38,11 @@ class ClientRegistry {
 
   static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 
-  // Registers `id` with `state` and returns its slot. Error if `id` is already registered; the
-  // message ends with `change_hint`, which tells how the scheduler changes a registered client.
-  Expected<std::uint32_t> add(const ClientId& id, State state, const char* change_hint) {
+  // Registers `id` with `state`. Error if `id` is already registered; the message ends with
+  // `change_hint`, which tells how the scheduler changes a registered client.
+  Status add(const ClientId& id, State state, const char* change_hint) {
     if (index_.count(id) != 0) {
-      std::ostringstream out;
-      out << "client '" << id << "' is already registered; " << change_hint;
-      return Error{"client", out.str()};
+      return client_error("client '", id, "' is already registered; ", change_hint);
     }
     std::uint32_t slot;
     if (!free_slots_.empty()) {
@@ -59,7 +57,7 @@ class ClientRegistry {
     client.id = id;
     client.registered = true;
     index_.emplace(id, slot);
-    return slot;
+    return Ok{};
   }
 
   // Forgets `id`. Errors: unknown client; the client still has queued entries (the caller would
@@ -69,10 +67,8 @@ class ClientRegistry {
     if (it == index_.end()) return unknown(id);
     Client& client = slots_[it->second];
     if (!client.fifo.empty()) {
-      std::ostringstream out;
-      out << "client '" << id << "' still has " << client.fifo.size()
-          << " queued requests; dequeue them before removing it";
-      return Error{"client", out.str()};
+      return client_error("client '", id, "' still has ", client.fifo.size(),
+                          " queued requests; dequeue them before removing it");
     }
     client.registered = false;
     free_slots_.push_back(it->second);
@@ -84,6 +80,13 @@ class ClientRegistry {
   std::uint32_t slot_of(const ClientId& id) const {
     const auto it = index_.find(id);
     return it == index_.end() ? kNoSlot : it->second;
+  }
+
+  // The slot of a registered client, or the error that names it unknown.
+  Expected<std::uint32_t> find(const ClientId& id) const {
+    const std::uint32_t slot = slot_of(id);
+    if (slot == kNoSlot) return unknown(id);
+    return slot;
   }
 
   // Precondition: `slot` was returned by add() or slot_of() and its client is still registered.
@@ -101,12 +104,17 @@ class ClientRegistry {
   }
 
   static Error unknown(const ClientId& id) {
-    std::ostringstream out;
-    out << "unknown client '" << id << "'; register it with add_client first";
-    return Error{"client", out.str()};
+    return client_error("unknown client '", id, "'; register it with add_client first");
   }
 
  private:
+  template <class... Parts>
+  static Error client_error(const Parts&... parts) {
+    std::ostringstream out;
+    (out << ... << parts);
+    return Error{"client", out.str()};
+  }
+
   std::vector<Client> slots_;
   std::vector<std::uint32_t> free_slots_;
   std::unordered_map<ClientId, std::uint32_t, Hash> index_;

@@ -133,19 +133,16 @@ template <class ClientId, class Request, class Hash>
 Status MClockQueue<ClientId, Request, Hash>::add_client(const ClientId& id,
                                                         const MClockSettings& settings) {
   if (auto bad = check(settings)) return *bad;
-  const auto added =
-      clients_.add(id, Tagging{settings, MClockTags{}, 0}, "use set_settings to change it");
-  if (!added) return added.error();
-  return Ok{};
+  return clients_.add(id, Tagging{settings, MClockTags{}, 0}, "use set_settings to change it");
 }
 
 template <class ClientId, class Request, class Hash>
 Status MClockQueue<ClientId, Request, Hash>::set_settings(const ClientId& id,
                                                           const MClockSettings& settings) {
   if (auto bad = check(settings)) return *bad;
-  const std::uint32_t slot = clients_.slot_of(id);
-  if (slot == Registry::kNoSlot) return Registry::unknown(id);
-  clients_[slot].settings = settings;
+  const auto slot = clients_.find(id);
+  if (!slot) return slot.error();
+  clients_[slot.value()].settings = settings;
   return Ok{};
 }
 
@@ -183,9 +180,9 @@ template <class ClientId, class Request, class Hash>
 Status MClockQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request request,
                                                      double cost, Seconds now) {
   if (auto bad = check_cost(cost)) return *bad;
-  const std::uint32_t slot = clients_.slot_of(id);
-  if (slot == Registry::kNoSlot) return Registry::unknown(id);
-  Client& client = clients_[slot];
+  const auto slot = clients_.find(id);
+  if (!slot) return slot.error();
+  Client& client = clients_[slot.value()];
   const MClockSettings& s = client.settings;
   MClockTags tags;
   tags.reservation = s.reservation > 0
@@ -199,7 +196,7 @@ Status MClockQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request
   const bool was_idle = client.fifo.empty();
   client.fifo.push(Entry{std::move(request), tags, cost});
   ++queued_;
-  if (was_idle) place_head(slot, now);
+  if (was_idle) place_head(slot.value(), now);
   return Ok{};
 }
 

@@ -132,18 +132,15 @@ template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::add_client(const ClientId& id, double utilization) {
   if (auto bad = check_utilization(utilization)) return *bad;
   const Seconds start = frontier_ == -std::numeric_limits<Seconds>::infinity() ? 0 : frontier_;
-  const auto added =
-      clients_.add(id, Share{utilization, start}, "use set_utilization to change its share");
-  if (!added) return added.error();
-  return Ok{};
+  return clients_.add(id, Share{utilization, start}, "use set_utilization to change its share");
 }
 
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::set_utilization(const ClientId& id, double utilization) {
   if (auto bad = check_utilization(utilization)) return *bad;
-  const std::uint32_t slot = clients_.slot_of(id);
-  if (slot == Registry::kNoSlot) return Registry::unknown(id);
-  clients_[slot].utilization = utilization;
+  const auto slot = clients_.find(id);
+  if (!slot) return slot.error();
+  clients_[slot.value()].utilization = utilization;
   return Ok{};
 }
 
@@ -156,25 +153,25 @@ template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request request,
                                                    Seconds cost, Seconds /*now*/) {
   if (auto bad = check_cost(cost)) return *bad;
-  const std::uint32_t slot = clients_.slot_of(id);
-  if (slot == Registry::kNoSlot) return Registry::unknown(id);
-  Client& client = clients_[slot];
+  const auto slot = clients_.find(id);
+  if (!slot) return slot.error();
+  Client& client = clients_[slot.value()];
   const bool was_idle = client.fifo.empty();
   if (was_idle && client.accumulated < frontier_) client.accumulated = frontier_;
   const DeadlineTag tag = DeadlineTag::after(client.accumulated, cost, client.utilization);
   client.accumulated = tag.absolute;
   client.fifo.push(Entry{std::move(request), tag});
   ++queued_;
-  if (was_idle) heads_.push(slot, tag.absolute);
+  if (was_idle) heads_.push(slot.value(), tag.absolute);
   return Ok{};
 }
 
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::charge(const ClientId& id, Seconds extra) {
   if (!std::isfinite(extra)) return Error{"cost", "extra charge must be finite seconds"};
-  const std::uint32_t slot = clients_.slot_of(id);
-  if (slot == Registry::kNoSlot) return Registry::unknown(id);
-  Client& client = clients_[slot];
+  const auto slot = clients_.find(id);
+  if (!slot) return slot.error();
+  Client& client = clients_[slot.value()];
   client.accumulated += extra / client.utilization;
   return Ok{};
 }
@@ -182,16 +179,16 @@ Status QBoxQueue<ClientId, Request, Hash>::charge(const ClientId& id, Seconds ex
 template <class ClientId, class Request, class Hash>
 Status QBoxQueue<ClientId, Request, Hash>::enqueue_front(const ClientId& id, Request request,
                                                          Seconds /*now*/) {
-  const std::uint32_t slot = clients_.slot_of(id);
-  if (slot == Registry::kNoSlot) return Registry::unknown(id);
-  Client& client = clients_[slot];
+  const auto slot = clients_.find(id);
+  if (!slot) return slot.error();
+  Client& client = clients_[slot.value()];
   const bool was_idle = client.fifo.empty();
   const Seconds deadline =
       was_idle ? std::max(client.accumulated, frontier_) : client.fifo.front().tag.absolute;
   client.fifo.push_front(Entry{std::move(request), DeadlineTag{0, deadline}});
   if (was_idle) {
     client.accumulated = std::max(client.accumulated, deadline);
-    heads_.push(slot, deadline);
+    heads_.push(slot.value(), deadline);
   }
   ++queued_;
   if (in_flight_ > 0) --in_flight_;

@@ -15,17 +15,16 @@ using Registry = ClientRegistry<std::string, Weight, int>;
 
 TEST(ClientRegistry, ReusesARemovedClientsSlotWithTheNewClientsState) {
   Registry registry;
-  const auto a = registry.add("a", Weight{2}, "use set_weight to change it");
-  const auto b = registry.add("b", Weight{3}, "use set_weight to change it");
-  ASSERT_TRUE(a);
-  ASSERT_TRUE(b);
-  EXPECT_NE(a.value(), b.value());
+  ASSERT_TRUE(registry.add("a", Weight{2}, "use set_weight to change it"));
+  ASSERT_TRUE(registry.add("b", Weight{3}, "use set_weight to change it"));
+  const std::uint32_t a = registry.slot_of("a");
+  EXPECT_NE(a, registry.slot_of("b"));
   ASSERT_TRUE(registry.remove("a"));
   EXPECT_EQ(registry.slot_of("a"), Registry::kNoSlot);
-  const auto c = registry.add("c", Weight{5}, "use set_weight to change it");
+  ASSERT_TRUE(registry.add("c", Weight{5}, "use set_weight to change it"));
+  const auto c = registry.find("c");
   ASSERT_TRUE(c);
-  EXPECT_EQ(c.value(), a.value());
-  EXPECT_EQ(registry.slot_of("c"), c.value());
+  EXPECT_EQ(c.value(), a);
   EXPECT_EQ(registry[c.value()].id, "c");
   EXPECT_EQ(registry[c.value()].value, 5);
   EXPECT_EQ(registry.size(), 2u);
@@ -41,6 +40,7 @@ TEST(ClientRegistry, ErrorsNameTheClientAndWhatToDo) {
             "client 'a' is already registered; use set_weight to change it");
   EXPECT_EQ(registry.remove("ghost").error().message,
             "unknown client 'ghost'; register it with add_client first");
+  EXPECT_EQ(registry.find("ghost").error().message, registry.remove("ghost").error().message);
   registry[registry.slot_of("a")].fifo.push(7);
   registry[registry.slot_of("a")].fifo.push(8);
   EXPECT_EQ(registry.remove("a").error().message,

@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <string>
 
+#include "common/operation.h"
+
 namespace erails::devices {
 
-enum class IoKind : uint8_t { kRead, kWrite };
-
 struct IoRequest {
-  IoKind kind = IoKind::kRead;
+  Operation operation = Operation::read;
   uint64_t offset = 0;  // bytes from the start of the device; wrapped into capacity by the model
   uint32_t bytes = 0;   // > 0
 };

@@ -33,7 +33,7 @@ IoResult HddModel::submit(double now, const IoRequest& req) {
   head_ = offset + req.bytes;
   head_known_ = true;
   stats_.busy_seconds += service;
-  if (req.kind == IoKind::kRead) {
+  if (req.operation == Operation::read) {
     stats_.reads++;
     stats_.read_bytes += req.bytes;
   } else {

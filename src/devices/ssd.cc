@@ -103,7 +103,7 @@ IoResult SsdModel::submit(double now, const IoRequest& req) {
     start = gc_event(start);
     gc_ran = true;
   }
-  if (req.kind == IoKind::kWrite) {
+  if (req.operation == Operation::write) {
     note_write_footprint(req);
     free_ -= req.bytes;
     while (free_ < p_.gc_low_free_bytes) {
@@ -116,7 +116,7 @@ IoResult SsdModel::submit(double now, const IoRequest& req) {
     start = std::max(start, *unit);
   }
 
-  const bool read = req.kind == IoKind::kRead;
+  const bool read = req.operation == Operation::read;
   const double service = (read ? p_.read_latency : p_.write_latency) +
                          req.bytes * p_.parallelism / (read ? p_.read_bandwidth : p_.write_bandwidth);
   *unit = start + service;

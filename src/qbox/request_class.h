@@ -5,10 +5,11 @@
 
 #include <cstddef>
 
+#include "common/operation.h"
+
 namespace erails::qbox {
 
 enum class Access { sequential, random };
-enum class Operation { read, write };
 
 struct RequestClass {
   Operation operation = Operation::read;
@@ -20,6 +21,5 @@ struct RequestClass {
 };
 
 inline const char* to_string(Access a) { return a == Access::sequential ? "sequential" : "random"; }
-inline const char* to_string(Operation o) { return o == Operation::read ? "read" : "write"; }
 
 }  // namespace erails::qbox

@@ -7,8 +7,9 @@
 #include <random>
 #include <vector>
 
+#include "common/msr_trace.h"
 #include "qbox/client_spec.h"
-#include "qbox/msr_trace.h"
+#include "qbox/seconds.h"
 
 namespace erails::qbox {
 

@@ -37,7 +37,7 @@ double DeviceScheduler::price(qbox::RequestClass request_class, uint32_t bytes) 
   if (estimator_) {
     if (const auto estimate = estimator_->cost(request_class)) return *estimate;
   }
-  const bool is_read = request_class.operation == qbox::Operation::read;
+  const bool is_read = request_class.operation == Operation::read;
   return (is_read ? read_cost_ : write_cost_) * (static_cast<double>(bytes) / 4096);
 }
 

@@ -243,7 +243,7 @@ class Simulation {
     uint32_t bytes = sc.size;
     if (sc.kind == StreamKind::kTrace) {
       const TraceRecord& r = (*st.trace)[st.trace_index++];
-      is_read = r.is_read;
+      is_read = r.operation == Operation::read;
       object = (r.offset / sc.size) % sc.objects;
       bytes = r.size;
       if (st.trace_index < st.trace->size())
@@ -393,10 +393,10 @@ class Simulation {
   devices::IoRequest io_of(const DeviceOp& op) const {
     if (op.kind == DeviceOp::kApply) {
       const HeldWrite& w = flights_[op.id];
-      return {devices::IoKind::kWrite, w.object * w.bytes, w.bytes};
+      return {Operation::write, w.object * w.bytes, w.bytes};
     }
     const Request& r = requests_[op.id];
-    return {op.kind == DeviceOp::kRead ? devices::IoKind::kRead : devices::IoKind::kWrite, r.object * r.shard_bytes, r.shard_bytes};
+    return {op.kind == DeviceOp::kRead ? Operation::read : Operation::write, r.object * r.shard_bytes, r.shard_bytes};
   }
 
   void to_data_device(int osd_id, const DeviceOp& op) {
@@ -421,7 +421,7 @@ class Simulation {
   // The class QBox's estimator tells apart: read or write, and the stream's access pattern.
   qbox::RequestClass class_of(const DeviceOp& op) const {
     const bool sequential = c_.streams[stream_of(op)].sequential;
-    return {op.kind == DeviceOp::kRead ? qbox::Operation::read : qbox::Operation::write,
+    return {op.kind == DeviceOp::kRead ? Operation::read : Operation::write,
             sequential ? qbox::Access::sequential : qbox::Access::random};
   }
 
@@ -553,7 +553,7 @@ class Simulation {
     result_.max_osd_held = std::max(result_.max_osd_held, osd.held_bytes);
     TimelineRow& tr = row(now());
     tr.held_bytes_max = std::max(tr.held_bytes_max, total_held_);
-    const devices::IoResult io = osd.journal->submit(now(), {devices::IoKind::kWrite, osd.journal_head, r.shard_bytes});
+    const devices::IoResult io = osd.journal->submit(now(), {Operation::write, osd.journal_head, r.shard_bytes});
     osd.journal_head += r.shard_bytes;
     result_.device_ops++;
     events_.schedule(io.completion, kJournaled, shard, id);

@@ -31,7 +31,7 @@
 #include "sim/config.h"
 #include "devices/device.h"
 #include "sim/latency_histogram.h"
-#include "sim/msr_trace.h"
+#include "common/msr_trace.h"
 
 namespace erails::sim {
 

@@ -36,7 +36,7 @@ double saturate(Device& d, int depth, double seconds, Next next) {
 TEST(Ssd, ReadsAloneAreSteadyAndMatchFig411) {
   SsdModel ssd(drive_b());
   uint64_t i = 0;
-  const double end = saturate(ssd, 8, 10.0, [&] { return IoRequest{IoKind::kRead, (i++ * 7919) << 18, 262144}; });
+  const double end = saturate(ssd, 8, 10.0, [&] { return IoRequest{Operation::read, (i++ * 7919) << 18, 262144}; });
   const double rate = ssd.stats().reads / end;
   EXPECT_NEAR(rate, 1100, 30);  // fig. 4.11a: 1100 reads/s of 256 KB
   EXPECT_EQ(ssd.stats().gc_events, 0u);
@@ -47,7 +47,7 @@ TEST(Ssd, ReadsAloneAreSteadyAndMatchFig411) {
 double blocked_under_random_writes(SsdModel& ssd, double range_bytes) {
   Rng rng(7);
   const double end = saturate(ssd, 8, 30.0, [&] {
-    return IoRequest{IoKind::kWrite, rng.below(range_bytes / 262144) * 262144, 262144};
+    return IoRequest{Operation::write, rng.below(range_bytes / 262144) * 262144, 262144};
   });
   return ssd.stats().gc_blocked_seconds / end;
 }
@@ -82,7 +82,7 @@ TEST(Ssd, NarrowRangeWritesBarelyBlock) {
   SsdModel ssd(p);
   Rng rng(7);
   const double end = saturate(ssd, 8, 30.0, [&] {
-    return IoRequest{IoKind::kWrite, rng.below(100e6 / 262144) * 262144, 262144};
+    return IoRequest{Operation::write, rng.below(100e6 / 262144) * 262144, 262144};
   });
   EXPECT_LT(ssd.stats().gc_blocked_seconds / end, 0.1);  // fig. 4.3a: 100 MB range is predictable
 }
@@ -94,7 +94,7 @@ TEST(Ssd, GcEventsLastAtMostTheConfiguredMaximum) {
   std::vector<double> done(4, 0.0);
   for (int i = 0; i < 20000; ++i) {
     auto slot = std::min_element(done.begin(), done.end());
-    const auto io = ssd.submit(*slot, {IoKind::kWrite, rng.below(760000) * 262144, 262144});
+    const auto io = ssd.submit(*slot, {Operation::write, rng.below(760000) * 262144, 262144});
     worst_wait = std::max(worst_wait, io.gc_wait);
     *slot = io.completion;
   }
@@ -107,31 +107,31 @@ TEST(Ssd, SequentialRewriteShrinksTheFootprint) {
   SsdModel ssd(drive_b());
   const double u_before = ssd.victim_valid_fraction();
   double t = 0;
-  for (uint64_t off = 0; off < 50e9; off += 4 << 20) t = ssd.submit(t, {IoKind::kWrite, off, 4 << 20}).completion;
+  for (uint64_t off = 0; off < 50e9; off += 4 << 20) t = ssd.submit(t, {Operation::write, off, 4 << 20}).completion;
   EXPECT_LT(ssd.victim_valid_fraction(), u_before);
 }
 
 TEST(Ssd, IdleTimeReclaimsSoLaterReadsSeeNoGc) {
   SsdModel ssd(drive_b());
   Rng rng(1);
-  double t = saturate(ssd, 8, 5.0, [&] { return IoRequest{IoKind::kWrite, rng.below(760000) * 262144, 262144}; });
+  double t = saturate(ssd, 8, 5.0, [&] { return IoRequest{Operation::write, rng.below(760000) * 262144, 262144}; });
   const auto events = ssd.stats().gc_events;
   t += 10.0;  // idle long enough to reach the target
-  for (int i = 0; i < 2000; ++i) t = ssd.submit(t, {IoKind::kRead, uint64_t(i) << 18, 262144}).completion;
+  for (int i = 0; i < 2000; ++i) t = ssd.submit(t, {Operation::read, uint64_t(i) << 18, 262144}).completion;
   EXPECT_EQ(ssd.stats().gc_events, events);
 }
 
 TEST(Ssd, BusyReadsRightAfterWritesMeetLeftoverGc) {
   SsdModel ssd(drive_b());
   Rng rng(1);
-  const double t = saturate(ssd, 8, 5.0, [&] { return IoRequest{IoKind::kWrite, rng.below(760000) * 262144, 262144}; });
+  const double t = saturate(ssd, 8, 5.0, [&] { return IoRequest{Operation::write, rng.below(760000) * 262144, 262144}; });
   const auto events = ssd.stats().gc_events;
   uint64_t i = 0;
   std::vector<double> done(8, t);
   double waited = 0;
   for (int n = 0; n < 4000; ++n) {
     auto slot = std::min_element(done.begin(), done.end());
-    const auto io = ssd.submit(*slot, {IoKind::kRead, (i++) << 18, 262144});
+    const auto io = ssd.submit(*slot, {Operation::read, (i++) << 18, 262144});
     waited += io.gc_wait;
     *slot = io.completion;
   }
@@ -155,8 +155,8 @@ TEST(Hdd, SequentialIsOrdersOfMagnitudeCheaperThanRandom) {
   double ts = 0, tr = 0;
   Rng rng(5);
   for (int i = 0; i < 1000; ++i) {
-    ts = seq.submit(ts, {IoKind::kRead, uint64_t(i) * 4096, 4096}).completion;
-    tr = rnd.submit(tr, {IoKind::kRead, rng.below(1e12 / 4096) * 4096, 4096}).completion;
+    ts = seq.submit(ts, {Operation::read, uint64_t(i) * 4096, 4096}).completion;
+    tr = rnd.submit(tr, {Operation::read, rng.below(1e12 / 4096) * 4096, 4096}).completion;
   }
   EXPECT_GT(tr / ts, 100.0);
 }
@@ -166,7 +166,7 @@ TEST(Hdd, DeeperQueuesShortenRandomAccess) {
   auto run = [&](int depth) {
     HddModel d(p);
     Rng rng(5);
-    return saturate(d, depth, 5.0, [&] { return IoRequest{IoKind::kRead, rng.below(1e12 / 4096) * 4096, 4096}; }) /
+    return saturate(d, depth, 5.0, [&] { return IoRequest{Operation::read, rng.below(1e12 / 4096) * 4096, 4096}; }) /
            static_cast<double>(d.stats().reads);
   };
   EXPECT_LT(run(16), run(1) / 3);

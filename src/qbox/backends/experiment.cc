@@ -5,7 +5,7 @@
 #include <limits>
 #include <memory>
 
-#include "qbox/msr_trace.h"
+#include "common/msr_trace.h"
 #include "qbox/stream_generator.h"
 
 namespace erails::qbox {

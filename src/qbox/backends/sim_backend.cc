@@ -39,7 +39,7 @@ Status SimBackend::submit(const BackendRequest& request, Seconds now) {
     return Error{"offset", "request ends beyond the simulated device"};
   }
   erails::devices::IoRequest io;
-  io.kind = request.operation == Operation::read ? erails::devices::IoKind::kRead : erails::devices::IoKind::kWrite;
+  io.operation = request.operation;
   io.offset = request.offset;
   io.bytes = request.length;
   const erails::devices::IoResult result = device_->submit(now, io);

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "qbox/client_spec.h"
-#include "qbox/msr_trace.h"
 #include "qbox/stream_generator.h"
 
 namespace erails::qbox {
@@ -61,43 +60,6 @@ TEST(ClientSpec, RejectsBadInputNamingTheKey) {
     ASSERT_FALSE(spec) << text;
     EXPECT_EQ(spec.error().key, field) << text << " -> " << spec.error().to_string();
   }
-}
-
-TEST(MsrTrace, ParsesRecordsRelativeToTheFirst) {
-  const auto trace = parse_msr_trace(
-      "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
-      "128166372003061629,hm,0,Read,3154563072,32768,4565\r\n"
-      "\n"
-      "128166372013061629,hm,0,Write,4096,512,10\n");
-  ASSERT_TRUE(trace) << trace.error().to_string();
-  ASSERT_EQ(trace.value().size(), 2u);
-  EXPECT_DOUBLE_EQ(trace.value()[0].time, 0);
-  EXPECT_NEAR(trace.value()[1].time, 1.0, 1e-9);
-  EXPECT_EQ(trace.value()[0].operation, Operation::read);
-  EXPECT_EQ(trace.value()[1].operation, Operation::write);
-  EXPECT_EQ(trace.value()[0].offset, 3154563072u);
-  EXPECT_EQ(trace.value()[1].size, 512u);
-}
-
-TEST(MsrTrace, RejectsBadLinesNamingLineAndField) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"", "trace"},
-      {"1,h,0,Read,0,4096\n", "line 1: record"},
-      {"x,h,0,Read,0,4096,1\n", "line 1: Timestamp"},
-      {"1,h,z,Read,0,4096,1\n", "line 1: DiskNumber"},
-      {"1,h,0,Trim,0,4096,1\n", "line 1: Type"},
-      {"1,h,0,Read,-5,4096,1\n", "line 1: Offset"},
-      {"1,h,0,Read,0,0,1\n", "line 1: Size"},
-      {"1,h,0,Read,0,99999999999,1\n", "line 1: Size"},
-      {"1,h,0,Read,0,4096,\n", "line 1: ResponseTime"},
-      {"5,h,0,Read,0,4096,1\n4,h,0,Read,0,4096,1\n", "line 2: Timestamp"},
-  };
-  for (const auto& [text, field] : cases) {
-    const auto trace = parse_msr_trace(text);
-    ASSERT_FALSE(trace) << text;
-    EXPECT_EQ(trace.error().key, field) << text;
-  }
-  EXPECT_EQ(load_msr_trace("/nonexistent/trace.csv").error().key, "trace");
 }
 
 TEST(StreamGenerator, SemiSequentialFollowsItsGroupPattern) {

@@ -38,8 +38,8 @@ class Backend {
   // Appends every completion that has happened by `now`.
   virtual void collect(Seconds now, std::vector<BackendCompletion>& out) = 0;
   // When the next completion will happen, for backends that know (simulated devices); callers
-  // driving simulated time advance to it. Real backends return nothing.
-  virtual std::optional<Seconds> next_completion() const = 0;
+  // driving simulated time advance to it. Real backends do not know.
+  virtual std::optional<Seconds> next_completion() const { return std::nullopt; }
   // Blocks up to `timeout` seconds until a completion may be ready (real backends only).
   virtual void wait(Seconds timeout) = 0;
 };

@@ -69,30 +69,27 @@ struct OpenedBackend {
   bool simulated = false;
 };
 
+template <class SomeBackend>
+erails::Expected<OpenedBackend> opened(erails::Expected<std::unique_ptr<SomeBackend>> backend,
+                                       bool simulated) {
+  if (!backend) return backend.error();
+  const std::uint64_t device_bytes = backend.value()->capacity_bytes();
+  return OpenedBackend{std::move(backend).value(), device_bytes, simulated};
+}
+
 erails::Expected<OpenedBackend> open_backend(const BackendOptions& options, unsigned depth) {
-  OpenedBackend opened;
   if (options.name == "file") {
     if (options.path.empty()) return erails::Error{"--path", "required with --backend file"};
     qbox::FileBackendConfig file;
     file.path = options.path;
     file.size_bytes = static_cast<std::uint64_t>(options.file_size);
     file.queue_depth = depth;
-    auto backend = qbox::FileBackend::open(file);
-    if (!backend) return backend.error();
-    opened.device_bytes = backend.value()->size_bytes();
-    opened.backend = std::move(backend).value();
-    return opened;
+    return opened(qbox::FileBackend::open(file), false);
   }
-  if (options.name == "sim-hdd" || options.name == "sim-ssd") {
-    auto backend = options.name == "sim-hdd"
-                       ? qbox::SimBackend::hdd(static_cast<int>(options.ncq), options.device_size)
-                       : qbox::SimBackend::ssd(options.device_size);
-    if (!backend) return backend.error();
-    opened.device_bytes = backend.value()->capacity_bytes();
-    opened.backend = std::move(backend).value();
-    opened.simulated = true;
-    return opened;
+  if (options.name == "sim-hdd") {
+    return opened(qbox::SimBackend::hdd(static_cast<int>(options.ncq), options.device_size), true);
   }
+  if (options.name == "sim-ssd") return opened(qbox::SimBackend::ssd(options.device_size), true);
 #ifdef QBOX_WITH_RADOS
   if (options.name == "rados") {
     qbox::RadosBackendConfig rados;
@@ -101,11 +98,7 @@ erails::Expected<OpenedBackend> open_backend(const BackendOptions& options, unsi
     rados.object_size = static_cast<std::uint64_t>(options.object_size);
     rados.objects = static_cast<std::uint64_t>(options.objects);
     rados.queue_depth = depth;
-    auto backend = qbox::RadosBackend::open(rados);
-    if (!backend) return backend.error();
-    opened.device_bytes = backend.value()->size_bytes();
-    opened.backend = std::move(backend).value();
-    return opened;
+    return opened(qbox::RadosBackend::open(rados), false);
   }
 #endif
   return erails::Error{"--backend", "must be one of: file, sim-hdd, sim-ssd"

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <vector>
 
+#include "qbox/backends/slot_pool.h"
+
 namespace erails::qbox {
 namespace {
 
@@ -26,6 +28,8 @@ Error system_error(const std::string& call, int error) {
 }  // namespace
 
 struct FileBackend::State {
+  explicit State(unsigned depth) : slots(depth) {}
+
   int fd = -1;
   io_context_t context{};
   bool context_ready = false;
@@ -34,7 +38,7 @@ struct FileBackend::State {
   std::vector<iocb> control_blocks;
   std::vector<void*> buffers;
   std::vector<std::uint64_t> tokens;  // per slot
-  std::vector<unsigned> free_slots;
+  SlotPool slots;
   std::vector<io_event> events;
   std::vector<io_event> waited;  // events taken by wait(), handed out by the next collect()
   std::size_t waited_count = 0;
@@ -49,17 +53,15 @@ struct FileBackend::State {
 FileBackend::FileBackend(std::unique_ptr<State> state) : state_(std::move(state)) {}
 FileBackend::~FileBackend() = default;
 
-std::uint64_t FileBackend::size_bytes() const { return state_->size; }
+std::uint64_t FileBackend::capacity_bytes() const { return state_->size; }
 
 Expected<std::unique_ptr<FileBackend>> FileBackend::open(const FileBackendConfig& config) {
   if (config.path.empty()) return Error{"path", "must name a file or block device"};
-  if (config.queue_depth < 1 || config.queue_depth > 1024) {
-    return Error{"queue_depth", "must be in 1..1024"};
-  }
+  if (auto bad = SlotPool::check_depth(config.queue_depth)) return *bad;
   if (config.max_request_bytes == 0 || config.max_request_bytes % kAlignment != 0) {
     return Error{"max_request_bytes", "must be a positive multiple of 4096"};
   }
-  auto state = std::make_unique<State>();
+  auto state = std::make_unique<State>(config.queue_depth);
   state->fd = ::open(config.path.c_str(), O_RDWR | O_CREAT | O_DIRECT, 0600);
   if (state->fd < 0) {
     return Error{"path", config.path + ": " + std::strerror(errno) +
@@ -115,7 +117,6 @@ Expected<std::unique_ptr<FileBackend>> FileBackend::open(const FileBackendConfig
     // Writes carry a recognizable pattern instead of uninitialized memory.
     std::memset(buffer, 0x51, config.max_request_bytes);
     state->buffers.push_back(buffer);
-    state->free_slots.push_back(config.queue_depth - 1 - slot);
   }
   return std::unique_ptr<FileBackend>(new FileBackend(std::move(state)));
 }
@@ -131,8 +132,9 @@ Status FileBackend::submit(const BackendRequest& request, Seconds /*now*/) {
   if (request.offset + request.length > s.size) {
     return Error{"offset", "request ends beyond the device (" + std::to_string(s.size) + " bytes)"};
   }
-  if (s.free_slots.empty()) return Error{"queue_depth", "all slots are in flight"};
-  const unsigned slot = s.free_slots.back();
+  const auto taken = s.slots.take();
+  if (!taken) return taken.error();
+  const unsigned slot = taken.value();
   iocb* block = &s.control_blocks[slot];
   if (request.operation == Operation::read) {
     io_prep_pread(block, s.fd, s.buffers[slot], request.length, static_cast<long long>(request.offset));
@@ -142,8 +144,10 @@ Status FileBackend::submit(const BackendRequest& request, Seconds /*now*/) {
   block->data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(slot));
   iocb* list[1] = {block};
   const int rc = io_submit(s.context, 1, list);
-  if (rc != 1) return system_error("io_submit", rc < 0 ? -rc : EAGAIN);
-  s.free_slots.pop_back();
+  if (rc != 1) {
+    s.slots.release(slot);
+    return system_error("io_submit", rc < 0 ? -rc : EAGAIN);
+  }
   s.tokens[slot] = request.token;
   return Ok{};
 }
@@ -154,7 +158,7 @@ void FileBackend::collect(Seconds now, std::vector<BackendCompletion>& out) {
     const auto slot = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(event.data));
     const long result = static_cast<long>(event.res);
     out.push_back(BackendCompletion{s.tokens[slot], now, static_cast<int>(result), std::nullopt});
-    s.free_slots.push_back(slot);
+    s.slots.release(slot);
   };
   for (std::size_t k = 0; k < s.waited_count; ++k) hand_out(s.waited[k]);
   s.waited_count = 0;
@@ -165,7 +169,7 @@ void FileBackend::collect(Seconds now, std::vector<BackendCompletion>& out) {
 
 void FileBackend::wait(Seconds timeout) {
   State& s = *state_;
-  if (s.free_slots.size() == s.control_blocks.size() || s.waited_count > 0) return;
+  if (s.slots.idle() || s.waited_count > 0) return;
   timespec limit{static_cast<time_t>(timeout),
                  static_cast<long>((timeout - std::floor(timeout)) * 1e9)};
   const int n = io_getevents(s.context, 1, static_cast<long>(s.waited.size()), s.waited.data(), &limit);

@@ -31,10 +31,9 @@ class FileBackend final : public Backend {
   Status submit(const BackendRequest& request, Seconds now) override;
   // Completions are stamped with the caller's `now`: the backend reads no clock.
   void collect(Seconds now, std::vector<BackendCompletion>& out) override;
-  std::optional<Seconds> next_completion() const override { return std::nullopt; }
   void wait(Seconds timeout) override;
 
-  std::uint64_t size_bytes() const;
+  std::uint64_t capacity_bytes() const;
 
  private:
   struct State;

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "qbox/backends/slot_pool.h"
+
 namespace erails::qbox {
 namespace {
 
@@ -38,6 +40,8 @@ struct RadosBackend::State {
     state->ready.notify_one();
   }
 
+  explicit State(unsigned depth) : slot_pool(depth) {}
+
   ~State() {
     // Every callback must have run before the slots they point to go away.
     for (Slot& slot : slots) {
@@ -55,7 +59,7 @@ struct RadosBackend::State {
   librados::IoCtx io;
   bool connected = false;
   std::vector<Slot> slots;
-  std::vector<unsigned> free_slots;
+  SlotPool slot_pool;
   std::vector<char> pattern;  // write payload
   std::mutex mutex;
   std::condition_variable ready;
@@ -66,7 +70,7 @@ struct RadosBackend::State {
 RadosBackend::RadosBackend(std::unique_ptr<State> state) : state_(std::move(state)) {}
 RadosBackend::~RadosBackend() = default;
 
-std::uint64_t RadosBackend::size_bytes() const {
+std::uint64_t RadosBackend::capacity_bytes() const {
   return state_->config.object_size * state_->config.objects;
 }
 
@@ -77,8 +81,8 @@ Expected<std::unique_ptr<RadosBackend>> RadosBackend::open(const RadosBackendCon
     return Error{"object_size", "must be a multiple of 4096 in 65536..67108864"};
   }
   if (config.objects < 1 || config.objects > 65536) return Error{"objects", "must be 1..65536"};
-  if (config.queue_depth < 1 || config.queue_depth > 1024) return Error{"queue_depth", "must be 1..1024"};
-  auto state = std::make_unique<State>();
+  if (auto bad = SlotPool::check_depth(config.queue_depth)) return *bad;
+  auto state = std::make_unique<State>(config.queue_depth);
   state->config = config;
   if (int rc = state->cluster.init2(config.client_name.c_str(), "ceph", 0); rc < 0) {
     return rados_error("init2(" + config.client_name + ")", rc);
@@ -107,7 +111,6 @@ Expected<std::unique_ptr<RadosBackend>> RadosBackend::open(const RadosBackendCon
   for (unsigned k = 0; k < config.queue_depth; ++k) {
     state->slots[k].owner = state.get();
     state->slots[k].index = k;
-    state->free_slots.push_back(config.queue_depth - 1 - k);
   }
   return std::unique_ptr<RadosBackend>(new RadosBackend(std::move(state)));
 }
@@ -123,9 +126,9 @@ Status RadosBackend::submit(const BackendRequest& request, Seconds /*now*/) {
   // count equal to the controller's.
   const auto length = static_cast<std::uint32_t>(
       std::min<std::uint64_t>(request.length, s.config.object_size - within));
-  if (s.free_slots.empty()) return Error{"queue_depth", "all slots are in flight"};
-  const unsigned index = s.free_slots.back();
-  State::Slot& slot = s.slots[index];
+  const auto taken = s.slot_pool.take();
+  if (!taken) return taken.error();
+  State::Slot& slot = s.slots[taken.value()];
   slot.token = request.token;
   slot.length = length;
   slot.data.clear();
@@ -140,9 +143,9 @@ Status RadosBackend::submit(const BackendRequest& request, Seconds /*now*/) {
   if (rc < 0) {
     slot.completion->release();
     slot.completion = nullptr;
+    s.slot_pool.release(taken.value());
     return rados_error(request.operation == Operation::read ? "aio_read" : "aio_write", rc);
   }
-  s.free_slots.pop_back();
   return Ok{};
 }
 
@@ -160,7 +163,7 @@ void RadosBackend::collect(Seconds now, std::vector<BackendCompletion>& out) {
     slot.completion->release();
     slot.completion = nullptr;
     out.push_back(BackendCompletion{slot.token, now, rc, std::nullopt});
-    s.free_slots.push_back(index);
+    s.slot_pool.release(index);
   }
   s.draining.clear();
 }
@@ -168,7 +171,7 @@ void RadosBackend::collect(Seconds now, std::vector<BackendCompletion>& out) {
 void RadosBackend::wait(Seconds timeout) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mutex);
-  if (!s.done.empty() || s.free_slots.size() == s.slots.size()) return;
+  if (!s.done.empty() || s.slot_pool.idle()) return;
   s.ready.wait_for(lock, std::chrono::duration<double>(timeout), [&] { return !s.done.empty(); });
 }
 

@@ -34,10 +34,9 @@ class RadosBackend final : public Backend {
 
   Status submit(const BackendRequest& request, Seconds now) override;
   void collect(Seconds now, std::vector<BackendCompletion>& out) override;
-  std::optional<Seconds> next_completion() const override { return std::nullopt; }
   void wait(Seconds timeout) override;
 
-  std::uint64_t size_bytes() const;
+  std::uint64_t capacity_bytes() const;
 
  private:
   struct State;

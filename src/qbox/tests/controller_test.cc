@@ -267,7 +267,7 @@ TEST(FileBackend, RunsTwoStreamsOnASmallFile) {
   config.controller.max_in_flight = 8;
   config.duration = 3;
   config.report_every = 1;
-  config.device_bytes = backend.value()->size_bytes();
+  config.device_bytes = backend.value()->capacity_bytes();
   config.clients[0].region_bytes = 16 << 20;
   config.clients[1].region_bytes = 16 << 20;
   const auto start = std::chrono::steady_clock::now();

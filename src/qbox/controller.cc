@@ -1,20 +1,20 @@
 #include "qbox/controller.h"
 
+#include <limits>
 #include <unordered_map>
-#include <variant>
+
+#include "qbox/validate.h"
 
 namespace erails::qbox {
 namespace {
 
 struct Pending {
+  std::uint32_t client = 0;
   Operation operation = Operation::read;
   Access access = Access::random;
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
 };
-
-using QBoxScheduler = QBoxQueue<std::uint32_t, Pending>;
-using MClockScheduler = MClockQueue<std::uint32_t, Pending>;
 
 struct InFlight {
   std::uint32_t client = 0;
@@ -22,23 +22,49 @@ struct InFlight {
   std::uint32_t length = 0;
 };
 
-}  // namespace
-
-Expected<SchedulerKind> parse_scheduler(const std::string& text) {
-  if (text == "qbox") return SchedulerKind::qbox;
-  if (text == "fifo") return SchedulerKind::fifo;
-  if (text == "mclock") return SchedulerKind::mclock;
-  return Error{"scheduler", "must be 'qbox', 'fifo' or 'mclock', got '" + text + "'"};
-}
-
-const char* to_string(SchedulerKind kind) {
-  switch (kind) {
-    case SchedulerKind::qbox: return "qbox";
-    case SchedulerKind::fifo: return "fifo";
-    case SchedulerKind::mclock: return "mclock";
+// Records under small integer handles. The last handle freed is the next one given out, so the
+// table stops growing at the deepest the queue or the device gets.
+template <class Record>
+class HandleTable {
+ public:
+  std::uint64_t add(const Record& record) {
+    if (free_.empty()) {
+      records_.push_back(record);
+      return records_.size() - 1;
+    }
+    const std::uint64_t handle = free_.back();
+    free_.pop_back();
+    records_[handle] = record;
+    return handle;
   }
-  return "?";
+  // Precondition: `handle` came from add() and was not taken since.
+  Record take(std::uint64_t handle) {
+    free_.push_back(handle);
+    return records_[handle];
+  }
+  const Record& operator[](std::uint64_t handle) const { return records_[handle]; }
+
+ private:
+  std::vector<Record> records_;
+  std::vector<std::uint64_t> free_;
+};
+
+// The throughput-based mClock the thesis compares against: weight u, no reservation or limit.
+ClientShare share_of(double utilization) {
+  return ClientShare{utilization, MClockSettings{0, utilization, 0}};
 }
+
+// The estimator starts from the default prices unless given priors: under a steady schedule the
+// class mix barely changes between windows, so intersections stay invalid and only the projection
+// (which needs an estimate to project) can track the costs (thesis 3.3.1).
+SchedulerConfig scheduler_config(const ControllerConfig& config) {
+  CostEstimatorConfig estimator = config.estimator;
+  if (!estimator.read_prior) estimator.read_prior = config.default_read_cost;
+  if (!estimator.write_prior) estimator.write_prior = config.default_write_cost;
+  return SchedulerConfig{config.scheduler, config.max_in_flight, estimator, config.probe};
+}
+
+}  // namespace
 
 Expected<Classification> parse_classification(const std::string& text) {
   if (text == "stream") return Classification::stream;
@@ -54,78 +80,48 @@ struct Controller::Impl {
     std::size_t outstanding = 0;
   };
 
-  Impl(const ControllerConfig& c, Backend& b)
+  Impl(const ControllerConfig& c, Backend& b, Seconds start)
       : config(c),
         backend(b),
-        scheduler(c.scheduler == SchedulerKind::mclock
-                      ? std::variant<QBoxScheduler, MClockScheduler>(
-                            std::in_place_type<MClockScheduler>, c.max_in_flight)
-                      : std::variant<QBoxScheduler, MClockScheduler>(
-                            std::in_place_type<QBoxScheduler>, c.max_in_flight)),
+        scheduler(scheduler_config(c), start),
         device_order(c.sequential_gap_bytes) {}
 
-  // The cost hint the scheduler gets: device time for QBox, one unit per request for the
-  // throughput-based schedulers.
-  Seconds price(const CostEstimator& estimator, RequestClass c) const {
-    if (config.scheduler != SchedulerKind::qbox) return 1.0;
-    Seconds cost = estimate(estimator, c);
-    // Probing: EDF on steady estimates keeps the class mix the same in every window, and then
-    // the two-window system has no well-conditioned intersections (thesis 3.3.1 needs the mix to
-    // move). Sequential prices alternate between (1 + p) and 1 / (1 + p) from one estimator
-    // window to the next, which moves the mix by a known amount; the geometric mean is the true
-    // price, so shares drift by only ~p^2/2.
-    if (config.probe > 0 && c.access == Access::sequential) {
-      cost *= estimator.windows_closed() % 2 == 0 ? 1 + config.probe : 1 / (1 + config.probe);
-    }
-    return cost;
-  }
-
-  Seconds estimate(const CostEstimator& estimator, RequestClass c) const {
-    if (const auto estimate = estimator.cost(c)) return *estimate;
+  Seconds estimate(RequestClass c) const {
     const CostPair& fallback =
         c.operation == Operation::read ? config.default_read_cost : config.default_write_cost;
-    return c.access == Access::sequential ? fallback.sequential : fallback.random;
+    return scheduler.estimate(c, c.access == Access::sequential ? fallback.sequential : fallback.random);
   }
 
-  std::uint64_t track(const InFlight& entry) {
-    if (free_tokens.empty()) {
-      in_flight.push_back(entry);
-      return in_flight.size() - 1;
+  std::optional<Error> unknown(ClientHandle client) const {
+    if (client < clients.size()) return std::nullopt;
+    return Error{"client", "unknown client handle " + std::to_string(client)};
+  }
+
+  std::optional<std::uint64_t> dequeue(Seconds now) {
+    // The fifo baseline shares qbox's queue; slack is part of qbox only.
+    if (config.scheduler == SchedulerKind::qbox && config.sequential_slack > 0 && last_client) {
+      const auto head = scheduler.head(*last_client);
+      if (head && device_order.continues(queued[*head].offset)) {
+        return scheduler.dequeue_preferring(*last_client, config.sequential_slack, now);
+      }
     }
-    const std::uint64_t token = free_tokens.back();
-    free_tokens.pop_back();
-    in_flight[token] = entry;
-    return token;
+    return scheduler.dequeue(now);
   }
 
   ControllerConfig config;
   Backend& backend;
-  std::variant<QBoxScheduler, MClockScheduler> scheduler;
+  Scheduler scheduler;
   std::vector<Client> clients;
   StreamClassifier device_order;  // sequential/random in the order requests reach the device
   std::optional<std::uint32_t> last_client;  // whose request reached the device last
   std::unordered_map<std::string, std::uint32_t> by_name;
-  std::vector<InFlight> in_flight;  // indexed by token
-  std::vector<std::uint64_t> free_tokens;
+  HandleTable<Pending> queued;      // by scheduler handle
+  HandleTable<InFlight> in_flight;  // by backend token
   std::vector<BackendCompletion> completions;
 };
 
-namespace {
-
-// The estimator starts from the default prices unless given priors: under a steady schedule the
-// class mix barely changes between windows, so intersections stay invalid and only the projection
-// (which needs an estimate to project) can track the costs (thesis 3.3.1).
-CostEstimatorConfig with_priors(const ControllerConfig& config) {
-  CostEstimatorConfig estimator = config.estimator;
-  if (!estimator.read_prior) estimator.read_prior = config.default_read_cost;
-  if (!estimator.write_prior) estimator.write_prior = config.default_write_cost;
-  return estimator;
-}
-
-}  // namespace
-
 Controller::Controller(const ControllerConfig& config, Backend& backend, Seconds start)
-    : impl_(std::make_unique<Impl>(config, backend)), estimator_(with_priors(config), start) {}
+    : impl_(std::make_unique<Impl>(config, backend, start)) {}
 
 Controller::~Controller() = default;
 
@@ -134,18 +130,11 @@ Expected<Controller::ClientHandle> Controller::add_client(const std::string& nam
   if (impl_->by_name.count(name) != 0) {
     return Error{"client", "'" + name + "' is already registered"};
   }
+  // Checked here for every scheduler: mclock would take any positive weight, and a client's target
+  // must mean the same whichever scheduler runs.
+  if (auto bad = check_utilization(utilization)) return *bad;
   const auto handle = static_cast<std::uint32_t>(impl_->clients.size());
-  const Status added = std::visit(
-      [&](auto& queue) -> Status {
-        using Q = std::decay_t<decltype(queue)>;
-        if constexpr (std::is_same_v<Q, QBoxScheduler>) {
-          return queue.add_client(handle, utilization);
-        } else {
-          if (auto bad = check_utilization(utilization)) return *bad;
-          return queue.add_client(handle, MClockSettings{0, utilization, 0});
-        }
-      },
-      impl_->scheduler);
+  const Status added = impl_->scheduler.add_client(handle, share_of(utilization));
   if (!added) return added.error();
   impl_->clients.push_back(Impl::Client{name, StreamClassifier(impl_->config.sequential_gap_bytes),
                                         ClientWindow{}, 0});
@@ -154,94 +143,60 @@ Expected<Controller::ClientHandle> Controller::add_client(const std::string& nam
 }
 
 Status Controller::set_utilization(ClientHandle client, double utilization) {
-  if (client >= impl_->clients.size()) {
-    return Error{"client", "unknown client handle " + std::to_string(client)};
-  }
-  return std::visit(
-      [&](auto& queue) -> Status {
-        using Q = std::decay_t<decltype(queue)>;
-        if constexpr (std::is_same_v<Q, QBoxScheduler>) {
-          return queue.set_utilization(client, utilization);
-        } else {
-          if (auto bad = check_utilization(utilization)) return *bad;
-          return queue.set_settings(client, MClockSettings{0, utilization, 0});
-        }
-      },
-      impl_->scheduler);
+  if (auto bad = impl_->unknown(client)) return *bad;
+  if (auto bad = check_utilization(utilization)) return *bad;
+  return impl_->scheduler.set_share(client, share_of(utilization));
 }
 
 Status Controller::submit(ClientHandle client, Operation operation, std::uint64_t offset,
                           std::uint32_t length, Seconds now) {
-  if (client >= impl_->clients.size()) {
-    return Error{"client", "unknown client handle " + std::to_string(client)};
-  }
+  if (auto bad = impl_->unknown(client)) return *bad;
   if (length == 0) return Error{"length", "must be > 0 bytes"};
   Impl::Client& state = impl_->clients[client];
   const Access access = state.classifier.classify(offset, length);
-  const Seconds cost = impl_->price(estimator_, RequestClass{operation, access});
-  const Status queued = std::visit(
-      [&](auto& queue) { return queue.enqueue(client, Pending{operation, access, offset, length}, cost, now); },
-      impl_->scheduler);
-  if (queued) ++state.outstanding;
+  const RequestClass request_class{operation, access};
+  const Seconds cost = impl_->scheduler.price(request_class, impl_->estimate(request_class));
+  const std::uint64_t handle = impl_->queued.add(Pending{client, operation, access, offset, length});
+  const Status queued = impl_->scheduler.enqueue(client, handle, cost, now);
+  if (!queued) {
+    impl_->queued.take(handle);
+    return queued;
+  }
+  ++state.outstanding;
   return queued;
 }
 
 Expected<std::size_t> Controller::dispatch(Seconds now) {
+  Impl& impl = *impl_;
   std::size_t sent = 0;
-  while (true) {
-    std::optional<std::pair<std::uint32_t, Pending>> next;
-    std::visit(
-        [&](auto& queue) {
-          using Q = std::decay_t<decltype(queue)>;
-          std::optional<typename Q::Dequeued> item;
-          if constexpr (std::is_same_v<Q, QBoxScheduler>) {
-            // The fifo baseline shares this queue type; slack is part of qbox only.
-            const bool slack = impl_->config.scheduler == SchedulerKind::qbox &&
-                               impl_->config.sequential_slack > 0 && impl_->last_client;
-            const Pending* head = slack ? queue.head(*impl_->last_client) : nullptr;
-            if (head != nullptr && impl_->device_order.continues(head->offset)) {
-              item = queue.dequeue_preferring(*impl_->last_client, impl_->config.sequential_slack,
-                                              now);
-            } else {
-              item = queue.dequeue(now);
-            }
-          } else {
-            item = queue.dequeue(now);
-          }
-          if (item) next.emplace(item->client, item->request);
-        },
-        impl_->scheduler);
-    if (!next) return sent;
-    const auto& [client, pending] = *next;
-    impl_->last_client = client;
+  while (const auto handle = impl.dequeue(now)) {
+    const Pending pending = impl.queued.take(*handle);
+    impl.last_client = pending.client;
     const RequestClass predicted{pending.operation, pending.access};
     RequestClass request_class = predicted;
-    const Access at_device = impl_->device_order.classify(pending.offset, pending.length);
-    if (impl_->config.classification == Classification::dispatch) request_class.access = at_device;
-    const std::uint64_t token = impl_->track(InFlight{client, request_class, pending.length});
-    estimator_.on_dispatch(now);
-    ++in_flight_;
-    const Status started = impl_->backend.submit(
+    const Access at_device = impl.device_order.classify(pending.offset, pending.length);
+    if (impl.config.classification == Classification::dispatch) request_class.access = at_device;
+    const std::uint64_t token =
+        impl.in_flight.add(InFlight{pending.client, request_class, pending.length});
+    impl.scheduler.on_dispatch(now);
+    const Status started = impl.backend.submit(
         BackendRequest{pending.operation, pending.offset, pending.length, token}, now);
     if (!started) {
       // Nothing is in flight for it: undo the accounting and report the error as a failed request.
-      impl_->free_tokens.push_back(token);
-      estimator_.on_completion(request_class, now);
-      --in_flight_;
-      std::visit([](auto& queue) { queue.on_completion(); }, impl_->scheduler);
-      Impl::Client& state = impl_->clients[client];
+      impl.in_flight.take(token);
+      impl.scheduler.on_completion(request_class, now);
+      Impl::Client& state = impl.clients[pending.client];
       --state.outstanding;
       ++state.window.errors;
       return started.error();
     }
-    if (!(request_class == predicted) && impl_->config.scheduler == SchedulerKind::qbox) {
-      if (auto* qbox = std::get_if<QBoxScheduler>(&impl_->scheduler)) {
-        qbox->charge(client, impl_->estimate(estimator_, request_class) -
-                                 impl_->estimate(estimator_, predicted));
-      }
+    if (!(request_class == predicted)) {
+      impl.scheduler.charge(pending.client,
+                            impl.estimate(request_class) - impl.estimate(predicted));
     }
     ++sent;
   }
+  return sent;
 }
 
 std::size_t Controller::reap(Seconds now) {
@@ -249,11 +204,8 @@ std::size_t Controller::reap(Seconds now) {
   completions.clear();
   impl_->backend.collect(now, completions);
   for (const BackendCompletion& done : completions) {
-    const InFlight entry = impl_->in_flight[done.token];
-    impl_->free_tokens.push_back(done.token);
-    estimator_.on_completion(entry.request_class, done.completed_at);
-    --in_flight_;
-    std::visit([](auto& queue) { queue.on_completion(); }, impl_->scheduler);
+    const InFlight entry = impl_->in_flight.take(done.token);
+    impl_->scheduler.on_completion(entry.request_class, done.completed_at);
     Impl::Client& state = impl_->clients[entry.client];
     --state.outstanding;
     if (done.result < 0) {
@@ -262,26 +214,26 @@ std::size_t Controller::reap(Seconds now) {
     }
     ++state.window.completions;
     state.window.bytes += static_cast<std::uint64_t>(done.result);
-    state.window.estimated_time += impl_->estimate(estimator_, entry.request_class);
+    state.window.estimated_time += impl_->estimate(entry.request_class);
     if (done.service_time) state.window.service_time += *done.service_time;
   }
-  estimator_.advance(now);
+  impl_->scheduler.advance(now);
   return completions.size();
 }
 
-std::size_t Controller::queued() const {
-  return std::visit([](const auto& queue) { return queue.size(); }, impl_->scheduler);
-}
+std::size_t Controller::queued() const { return impl_->scheduler.size(); }
+
+std::size_t Controller::in_flight() const { return impl_->scheduler.in_flight(); }
 
 std::size_t Controller::outstanding(ClientHandle client) const {
   return client < impl_->clients.size() ? impl_->clients[client].outstanding : 0;
 }
 
+const CostEstimator& Controller::estimator() const { return *impl_->scheduler.estimator(); }
+
 std::optional<Seconds> Controller::next_ready() const {
-  if (const auto* mclock = std::get_if<MClockScheduler>(&impl_->scheduler)) {
-    const Seconds t = mclock->next_ready();
-    if (t != std::numeric_limits<Seconds>::infinity()) return t;
-  }
+  const Seconds t = impl_->scheduler.next_ready();
+  if (t != std::numeric_limits<Seconds>::infinity()) return t;
   return std::nullopt;
 }
 

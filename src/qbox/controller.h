@@ -1,14 +1,8 @@
 #pragma once
 // The QBox controller (thesis fig. 3.3): clients' requests enter per-client queues, the scheduler
 // picks what goes to the black box next, and completions flow back into the cost estimator, whose
-// estimates price the next requests.
-//
-// Three schedulers sit behind one controller so experiments compare them on equal terms:
-//   qbox   — EDF on d = e/u with e from the estimator (utilization-based);
-//   fifo   — the thesis' throughput-based baseline: the same EDF with every request priced the
-//            same, so clients get request counts, not device time, in proportion to u;
-//   mclock — the project's mClock with weight u and cost 1 per request (throughput-based, as an
-//            OSD configures it); no reservations or limits.
+// estimates price the next requests. The scheduler is any of scheduler.h's; mclock gets weight u
+// and no reservations or limits.
 //
 // Single-threaded; `now` is always passed in. The controller owns no clock and no backend.
 
@@ -18,20 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "qbox/backend.h"
 #include "qbox/cost_estimator.h"
-#include "qbox/mclock_queue.h"
-#include "qbox/qbox_queue.h"
-#include "common/error.h"
+#include "qbox/scheduler.h"
 #include "qbox/stream_classifier.h"
 
 namespace erails::qbox {
-
-enum class SchedulerKind { qbox, fifo, mclock };
-
-// Parses "qbox", "fifo" or "mclock"; the error names field `scheduler`.
-Expected<SchedulerKind> parse_scheduler(const std::string& text);
-const char* to_string(SchedulerKind kind);
 
 // What a request's sequential/random class is judged against.
 enum class Classification {
@@ -94,10 +81,10 @@ class Controller {
   std::size_t reap(Seconds now);
 
   std::size_t queued() const;
-  std::size_t in_flight() const { return in_flight_; }
+  std::size_t in_flight() const;
   // Requests of `client` queued or in flight (closed-loop drivers keep this at their depth).
   std::size_t outstanding(ClientHandle client) const;
-  const CostEstimator& estimator() const { return estimator_; }
+  const CostEstimator& estimator() const;
   std::optional<Seconds> next_ready() const;
 
   // Per-client totals since the previous call, then reset.
@@ -108,8 +95,6 @@ class Controller {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  CostEstimator estimator_;
-  std::size_t in_flight_ = 0;
 };
 
 }  // namespace erails::qbox

@@ -89,7 +89,7 @@ void write_text_summary(std::ostream& out, const SimConfig& c, const RunResult& 
   out << "mixed reads " << r.mixed_reads << ", reads from held memory " << r.memory_reads
       << ", max held per OSD " << num(r.max_osd_held / 1e6) << " MB, drained at " << num(r.drained_at) << " s\n";
   out << "requests with fewer than k shards up " << r.unavailable_requests << "\n";
-  if (c.scheduler != Scheduler::kNone) out << "reads dispatched after their OSD's switch " << r.late_reads << "\n";
+  if (c.scheduler) out << "reads dispatched after their OSD's switch " << r.late_reads << "\n";
   for (const TargetOutcome& o : judge_targets(c, r))
     out << "target " << o.stream << " " << num(o.target) << "/s over " << num(o.window) << " s: met in " << o.met
         << " of " << o.windows << " windows (" << num(100 * o.fraction()) << "%), worst " << num(o.worst) << "/s\n";

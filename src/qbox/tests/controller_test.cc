@@ -17,20 +17,12 @@
 namespace erails::qbox {
 namespace {
 
-// A one-at-a-time device with fixed per-request costs: sequential reads 0.2 ms, random reads 8 ms
-// (the thesis' disk gap). Like a drive or array that tracks a few streams for read-ahead, a
-// request is sequential when it starts where one of the last 8 requests ended, so interleaved
-// streams stay cheap and the test measures the scheduler, not seek placement.
-class ToyDisk final : public Backend {
+// A device that serves one request at a time, in submission order; each test device says how
+// long a request takes.
+class InOrderDisk : public Backend {
  public:
   Status submit(const BackendRequest& r, Seconds now) override {
-    if (fail_next_) {
-      fail_next_ = false;
-      return Error{"toy", "injected failure"};
-    }
-    const bool sequential = std::find(ends_.begin(), ends_.end(), r.offset) != ends_.end();
-    ends_[next_end_++ % ends_.size()] = r.offset + r.length;
-    const Seconds service = sequential ? 0.0002 : 0.008;
+    const Seconds service = service_time(r);
     busy_until_ = std::max(busy_until_, now) + service;
     done_.push(BackendCompletion{r.token, busy_until_, static_cast<int>(r.length), service});
     return Ok{};
@@ -46,11 +38,36 @@ class ToyDisk final : public Backend {
     return done_.front().completed_at;
   }
   void wait(Seconds) override {}
+
+ private:
+  virtual Seconds service_time(const BackendRequest& r) = 0;
+
+  std::queue<BackendCompletion> done_;
+  Seconds busy_until_ = 0;
+};
+
+// Fixed per-request costs: sequential reads 0.2 ms, random reads 8 ms (the thesis' disk gap).
+// Like a drive or array that tracks a few streams for read-ahead, a request is sequential when it
+// starts where one of the last 8 requests ended, so interleaved streams stay cheap and the test
+// measures the scheduler, not seek placement.
+class ToyDisk final : public InOrderDisk {
+ public:
+  Status submit(const BackendRequest& r, Seconds now) override {
+    if (fail_next_) {
+      fail_next_ = false;
+      return Error{"toy", "injected failure"};
+    }
+    return InOrderDisk::submit(r, now);
+  }
   void fail_next() { fail_next_ = true; }
 
  private:
-  std::queue<BackendCompletion> done_;  // FIFO device: completions in submission order
-  Seconds busy_until_ = 0;
+  Seconds service_time(const BackendRequest& r) override {
+    const bool sequential = std::find(ends_.begin(), ends_.end(), r.offset) != ends_.end();
+    ends_[next_end_++ % ends_.size()] = r.offset + r.length;
+    return sequential ? 0.0002 : 0.008;
+  }
+
   std::array<std::uint64_t, 8> ends_{1, 1, 1, 1, 1, 1, 1, 1};
   std::size_t next_end_ = 0;
   bool fail_next_ = false;
@@ -94,33 +111,17 @@ TEST(Controller, ThroughputBaselineGivesTheRandomStreamMostOfTheTime) {
   EXPECT_GT(got.at("R"), 0.95);
 }
 
-// One head serving requests in submission order, like src/sim's HDD with a deep queue: a request
-// that does not start where the previous one ended pays 2 ms of positioning, then 50 us transfer.
-// A sequential request behind another stream's request pays the positioning itself.
-class OneHeadDisk final : public Backend {
- public:
-  Status submit(const BackendRequest& r, Seconds now) override {
+// One head, like src/sim's HDD with a deep queue: a request that does not start where the
+// previous one ended pays 2 ms of positioning, then 50 us transfer. A sequential request behind
+// another stream's request pays the positioning itself.
+class OneHeadDisk final : public InOrderDisk {
+ private:
+  Seconds service_time(const BackendRequest& r) override {
     const Seconds service = (r.offset == head_ ? 0 : 0.002) + 0.00005;
     head_ = r.offset + r.length;
-    busy_until_ = std::max(busy_until_, now) + service;
-    done_.push(BackendCompletion{r.token, busy_until_, static_cast<int>(r.length), service});
-    return Ok{};
+    return service;
   }
-  void collect(Seconds now, std::vector<BackendCompletion>& out) override {
-    while (!done_.empty() && done_.front().completed_at <= now) {
-      out.push_back(done_.front());
-      done_.pop();
-    }
-  }
-  std::optional<Seconds> next_completion() const override {
-    if (done_.empty()) return std::nullopt;
-    return done_.front().completed_at;
-  }
-  void wait(Seconds) override {}
 
- private:
-  std::queue<BackendCompletion> done_;
-  Seconds busy_until_ = 0;
   std::uint64_t head_ = 1;
 };
 

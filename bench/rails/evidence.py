@@ -120,9 +120,10 @@ class Run:
     def enable_module(self) -> None:
         module_dir = os.path.join(self.args.cluster_dir, "mgr-modules")
         os.makedirs(module_dir, exist_ok=True)
+        # Ceph's modules, but rails from this source tree even where the erails package installed one.
         for name in os.listdir("/usr/share/ceph/mgr"):
             link = os.path.join(module_dir, name)
-            if not os.path.lexists(link):
+            if name != "rails" and not os.path.lexists(link):
                 os.symlink(os.path.join("/usr/share/ceph/mgr", name), link)
         rails = os.path.join(module_dir, "rails")
         if not os.path.lexists(rails):

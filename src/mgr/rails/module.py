@@ -22,7 +22,7 @@ from .health import health_checks
 from .pacing import effective_spread
 from .reads import MixedReads, pg_reads
 from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, over_budget_args,
-                       release_args, unslow_command, validate)
+                       release_args, self_applied_bytes, unslow_command, validate)
 from .status import build_status, render_plain
 from .topology import Topology, build_topology
 
@@ -369,7 +369,7 @@ class Module(MgrModule):
         writers wait, none fails, new writes bypass the hold, and what is held stays held."""
         with self._lock:
             settings = self._settings
-            over = self._accounting.to_slow(settings.held_bytes_budget, BATCH_OPS_MAX,
+            over = self._accounting.to_slow(self_applied_bytes(settings), BATCH_OPS_MAX,
                                             settings.perf_seconds)
         if not over:
             return

@@ -100,8 +100,19 @@ def validate(raw: Dict[str, Any], previous: Settings = Settings()) -> Tuple[Sett
 # bound them. 0 (Ceph's default) means the per-media value again.
 HELD_COST_PER_IO = 1
 RELEASED_COST_PER_IO = 0
-# bluestore_throttle_bytes while held, Ceph's default (at most the budget, see hold_args).
+# bluestore_throttle_bytes while held: Ceph's default, or a quarter of the budget if smaller.
 HELD_THROTTLE_BYTES = 64 << 20
+
+
+def held_throttle_bytes(settings: Settings) -> int:
+    return min(HELD_THROTTLE_BYTES, settings.held_bytes_budget // 4)
+
+
+def self_applied_bytes(settings: Settings) -> int:
+    """Held bytes at which BlueStore applies a hold by itself (see hold_args). The throttle's value
+    passes that point by what is in flight, at most bluestore_throttle_bytes (32.1 MiB were seen
+    held with this point at the budget, 32 MiB), so it lies that far below held_bytes_budget."""
+    return settings.held_bytes_budget - held_throttle_bytes(settings)
 
 
 def hold_args(settings: Settings, defer_interval_seconds: float) -> Tuple[str, ...]:
@@ -111,15 +122,16 @@ def hold_args(settings: Settings, defer_interval_seconds: float) -> Tuple[str, .
     Bytes: BlueStore's deferred throttle allows bluestore_throttle_bytes +
     bluestore_throttle_deferred_bytes and applies what is held at half of that (measured: with
     4 MiB as that half, a hold of 4 KiB writes was applied every ~1,000 writes, 3.9 MiB), so the
-    two add up to twice held_bytes_budget. Time: BlueStore submits deferred writes by itself once
-    none was submitted for bluestore_max_defer_interval, checking every third of it (measured:
-    12 s gave an application 13.9 s after the last one), see controller.defer_interval_seconds."""
-    throttle_bytes = min(HELD_THROTTLE_BYTES, settings.held_bytes_budget)
+    two add up to twice self_applied_bytes(). Time: BlueStore submits deferred writes by itself
+    once none was submitted for bluestore_max_defer_interval, checking every third of it
+    (measured: 12 s gave an application 13.9 s after the last one), see
+    controller.defer_interval_seconds."""
+    throttle_bytes = held_throttle_bytes(settings)
     return (f"--bluestore_deferred_batch_ops={BATCH_OPS_MAX}",
             f"--bluestore_max_defer_interval={defer_interval_seconds:g}",
             f"--bluestore_throttle_cost_per_io={HELD_COST_PER_IO}",
             f"--bluestore_throttle_bytes={throttle_bytes}",
-            f"--bluestore_throttle_deferred_bytes={2 * settings.held_bytes_budget - throttle_bytes}",
+            f"--bluestore_throttle_deferred_bytes={2 * self_applied_bytes(settings) - throttle_bytes}",
             "--bluestore_max_deferred_txc=1000000",
             f"--bluestore_prefer_deferred_size={settings.prefer_deferred_size}")
 

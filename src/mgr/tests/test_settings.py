@@ -1,4 +1,5 @@
-from rails.settings import Settings, hold_args, over_budget_args, release_args, unslow_command, validate
+from rails.settings import (Settings, hold_args, over_budget_args, release_args, self_applied_bytes, unslow_command,
+                            validate)
 
 
 def test_absent_options_take_the_defaults():
@@ -43,13 +44,18 @@ def test_every_bad_value_is_named_at_once_and_keeps_its_previous_value_while_goo
 def test_a_hold_is_bounded_by_bluestore_itself_in_bytes_and_in_time():
     args = dict(a[2:].split("=") for a in hold_args(Settings(prefer_deferred_size=65536), 42.5))
     # BlueStore applies a hold at half of bluestore_throttle_bytes + bluestore_throttle_deferred_bytes,
-    # counting each transaction's bytes plus bluestore_throttle_cost_per_io: 512 MiB.
+    # counting each transaction's bytes plus bluestore_throttle_cost_per_io: the 512 MiB budget
+    # less the 64 MiB that may be in flight past that point.
     assert args == {"bluestore_deferred_batch_ops": "65535", "bluestore_max_defer_interval": "42.5",
                     "bluestore_throttle_cost_per_io": "1", "bluestore_throttle_bytes": str(64 << 20),
-                    "bluestore_throttle_deferred_bytes": str((1024 - 64) << 20),
+                    "bluestore_throttle_deferred_bytes": str((2 * 448 - 64) << 20),
                     "bluestore_max_deferred_txc": "1000000", "bluestore_prefer_deferred_size": "65536"}
-    small = dict(a[2:].split("=") for a in hold_args(Settings(held_bytes_budget=4 << 20), 10))
-    assert (int(small["bluestore_throttle_bytes"]) + int(small["bluestore_throttle_deferred_bytes"])) // 2 == 4 << 20
+    assert self_applied_bytes(Settings()) == 448 << 20
+    small = Settings(held_bytes_budget=4 << 20)
+    throttles = dict(a[2:].split("=") for a in hold_args(small, 10))
+    in_flight = int(throttles["bluestore_throttle_bytes"])
+    assert in_flight == 1 << 20
+    assert (in_flight + int(throttles["bluestore_throttle_deferred_bytes"])) // 2 + in_flight == 4 << 20
     assert release_args() == ("--bluestore_deferred_batch_ops=1", "--bluestore_throttle_cost_per_io=0")
 
 

@@ -15,7 +15,8 @@ usage: $(basename "$0") [options]
   --port-base P      mon listens on P (msgr2) and P+1 (msgr1); daemons bind P+10 upwards
                      (env ERAILS_PORT_BASE; default 17100, below Linux's ephemeral range)
   --plugin-dir DIR   directory with libec_*.so to load next to the stock plugins, e.g.
-                     <build>/erasure-code (env ERAILS_PLUGIN_DIR)
+                     <build>/erasure-code (env ERAILS_PLUGIN_DIR); without it the cluster runs
+                     what is installed, such as the erails package's plugin and mgr module
   --block-size SIZE  sparse size of each OSD's data, WAL and DB file (default 4G)
   --loop-data        put each OSD's data file behind a loop device (needs root), so that
                      /sys/block/loopN/stat counts exactly what BlueStore reads and writes on
@@ -121,9 +122,11 @@ EOF
 mkdir -p "$CLUSTER_DIR"/{log,crash,run,erasure-code}
 
 # erasure_code_dir is read once at daemon start-up, so it must hold every plugin a pool may name:
-# the stock ones, plus whatever the build produced (which wins on a name clash).
+# those in Ceph's own directory (the stock ones, and erails where its package is installed), plus
+# whatever the build produced (which wins on a name clash).
 rm -f "$CLUSTER_DIR"/erasure-code/libec_*.so
-ln -s /usr/lib/x86_64-linux-gnu/ceph/erasure-code/libec_*.so "$CLUSTER_DIR/erasure-code/"
+ceph_plugin_dir=$(ceph-conf -c /dev/null --show-config-value erasure_code_dir)
+ln -s "$ceph_plugin_dir"/libec_*.so "$CLUSTER_DIR/erasure-code/"
 if [[ -n $plugin_dir ]]; then
     for lib in "$plugin_dir"/libec_*.so; do
         [[ -e $lib ]] && ln -sfn "$lib" "$CLUSTER_DIR/erasure-code/"

@@ -1,6 +1,9 @@
 // erails-ec-bench: encode/decode throughput of Ceph erasure-code plugins, loaded through Ceph's
 // plugin ABI exactly as the OSD loads them, side by side in one run. Rounds alternate between
 // plugins so that noise from other processes falls on all of them alike; the median round counts.
+// Two more subjects take part in the same rounds: memcpy of the object, the most a single core can
+// move through these buffers, and optionally erails' codec called directly (no bufferlists),
+// whose decode-table cache is reported at the end.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -9,12 +12,15 @@
 #include <iostream>
 #include <malloc.h>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "ceph_abi/plugin_host.h"
+#include "common/number.h"
+#include "erasure-code/erails/codec.h"
 
 namespace {
 
@@ -34,6 +40,7 @@ struct Options {
   int erasures = -1;  // decode: defaults to m
   std::string technique = "reed_sol_van";
   std::map<std::string, std::string> parameters;
+  bool codec = false;
 };
 
 void usage(const char* program) {
@@ -49,15 +56,16 @@ void usage(const char* program) {
                "  -k K -m M             code geometry (default 4 and 2)\n"
                "  --erasures E          chunks lost before each decode, 0..m (default m)\n"
                "  --technique T         reed_sol_van | cauchy_orig | cauchy_good (default reed_sol_van)\n"
-               "  --parameter KEY=VAL   extra profile key for every plugin (w, packetsize, ...)\n",
+               "  --parameter KEY=VAL   extra profile key for every plugin (w, packetsize, ...)\n"
+               "  --codec               also time erails' codec called directly, and report its\n"
+               "                        decode-table cache\n",
                program);
 }
 
 bool parse_unsigned(const char* text, unsigned* out) {
-  char* end = nullptr;
-  unsigned long value = std::strtoul(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || value == 0 || value > 0xffffffffUL) return false;
-  *out = static_cast<unsigned>(value);
+  const auto value = erails::parse_uint(text);
+  if (!value || *value == 0 || *value > 0xffffffffu) return false;
+  *out = static_cast<unsigned>(*value);
   return true;
 }
 
@@ -78,6 +86,10 @@ std::string parse_options(int argc, char** argv, Options* o) {
     if (arg == "--help" || arg == "-h") {
       usage(argv[0]);
       std::exit(0);
+    }
+    if (arg == "--codec") {
+      o->codec = true;
+      continue;
     }
     if (!(value = next())) return arg + " needs a value";
     unsigned number = 0;
@@ -189,6 +201,110 @@ class Subject {
   std::map<int, ceph::bufferlist> survivors_;
 };
 
+// memcpy of the object into a buffer of its size: reads and writes every byte once, as an encode
+// reads every data byte and a decode every surviving byte. Not optimised away: the copy is
+// checked after the rounds.
+class MemcpyBaseline {
+ public:
+  MemcpyBaseline(const std::string& bytes, const Options& o)
+      : source_(bytes), destination_(bytes.size(), '\0'), options_(o) {}
+
+  double round() {
+    const double start = thread_cpu_seconds();
+    for (unsigned i = 0; i < options_.iterations; ++i) {
+      std::memcpy(destination_.data(), source_.data(), source_.size());
+      asm volatile("" : : "r"(destination_.data()) : "memory");
+    }
+    const double elapsed = thread_cpu_seconds() - start;
+    return static_cast<double>(options_.size) * options_.iterations / elapsed / 1e6;
+  }
+
+  bool verify() const { return destination_ == source_; }
+
+ private:
+  const std::string& source_;
+  std::string destination_;
+  const Options& options_;
+};
+
+// erails' Codec on 64-byte aligned chunks, without the Ceph adapter: the difference from the
+// plugin is what bufferlists, allocation and padding cost per call.
+class CodecSubject {
+ public:
+  explicit CodecSubject(const Options& o) : options_(o) {}
+  ~CodecSubject() {
+    for (char* c : chunks_) std::free(c);
+  }
+  CodecSubject(const CodecSubject&) = delete;
+  CodecSubject& operator=(const CodecSubject&) = delete;
+
+  std::string prepare(const std::string& bytes) {
+    erails::ProfileMap map = options_.parameters;
+    map["k"] = std::to_string(options_.k);
+    map["m"] = std::to_string(options_.m);
+    map["technique"] = options_.technique;
+    const auto profile = erails::parse_profile(map);
+    if (!profile.ok()) return "codec: " + profile.error().message;
+    std::string error;
+    codec_ = erails::Codec::create(profile.value(), &error);
+    if (!codec_) return "codec: " + error;
+    const int n = options_.k + options_.m;
+    chunk_ = codec_->chunk_size(options_.size);
+    for (int i = 0; i < n; ++i) {
+      chunks_.push_back(static_cast<char*>(std::aligned_alloc(64, std::max(chunk_, 64u))));
+      std::memset(chunks_.back(), 0, chunk_);
+    }
+    for (int i = 0; i < options_.k && static_cast<size_t>(i) * chunk_ < bytes.size(); ++i)
+      std::memcpy(chunks_[i], bytes.data() + static_cast<size_t>(i) * chunk_,
+                  std::min<size_t>(chunk_, bytes.size() - static_cast<size_t>(i) * chunk_));
+    codec_->encode(chunks_.data(), chunks_.data() + options_.k, chunk_);
+    for (char* c : chunks_) encoded_.emplace_back(c, chunk_);
+    // The worst case for a systematic code, as for the plugins: the lost chunks are data chunks.
+    // Cleared, so that verify() shows that decode rebuilt them.
+    if (options_.workload == "decode") {
+      for (int i = 0; i < options_.erasures; ++i) {
+        erased_.push_back(i);
+        std::memset(chunks_[i], 0, chunk_);
+      }
+    }
+    return "";
+  }
+
+  double round() {
+    const double start = thread_cpu_seconds();
+    for (unsigned i = 0; i < options_.iterations; ++i) {
+      if (options_.workload == "encode") {
+        codec_->encode(chunks_.data(), chunks_.data() + options_.k, chunk_);
+      } else if (!codec_->decode(erased_, chunks_.data(), chunks_.data() + options_.k, chunk_)) {
+        return -1;
+      }
+    }
+    const double elapsed = thread_cpu_seconds() - start;
+    return static_cast<double>(options_.size) * options_.iterations / elapsed / 1e6;
+  }
+
+  bool verify() const {
+    for (size_t i = 0; i < chunks_.size(); ++i)
+      if (encoded_[i].compare(0, chunk_, chunks_[i], chunk_) != 0) return false;
+    return true;
+  }
+
+  unsigned chunk_size() const { return chunk_; }
+
+ private:
+  const Options& options_;
+  std::unique_ptr<erails::Codec> codec_;
+  unsigned chunk_ = 0;
+  std::vector<char*> chunks_;
+  std::vector<std::string> encoded_;
+  std::vector<int> erased_;
+};
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -227,7 +343,19 @@ int main(int argc, char** argv) {
     }
   }
 
+  MemcpyBaseline baseline(bytes, options);
+  std::unique_ptr<CodecSubject> codec;
+  if (options.codec) {
+    codec = std::make_unique<CodecSubject>(options);
+    error = codec->prepare(bytes);
+    if (!error.empty()) {
+      std::fprintf(stderr, "erails-ec-bench: %s\n", error.c_str());
+      return 1;
+    }
+  }
+
   std::vector<std::vector<double>> rounds(subjects.size());
+  std::vector<double> baseline_rounds, codec_rounds;
   for (unsigned r = 0; r < options.rounds; ++r) {
     for (size_t s = 0; s < subjects.size(); ++s) {
       double mbps = subjects[s].round(object);
@@ -238,19 +366,47 @@ int main(int argc, char** argv) {
       }
       rounds[s].push_back(mbps);
     }
+    if (codec) {
+      codec_rounds.push_back(codec->round());
+      if (codec_rounds.back() < 0) {
+        std::fprintf(stderr, "erails-ec-bench: the codec failed during the %s workload\n",
+                     options.workload.c_str());
+        return 1;
+      }
+    }
+    baseline_rounds.push_back(baseline.round());
+  }
+  if (!baseline.verify() || (codec && !codec->verify())) {
+    std::fprintf(stderr, "erails-ec-bench: memcpy or the codec did not reproduce its bytes\n");
+    return 1;
   }
 
   std::printf("workload=%s k=%d m=%d technique=%s size=%u erasures=%d iterations=%u rounds=%u\n",
               options.workload.c_str(), options.k, options.m, options.technique.c_str(),
               options.size, options.workload == "decode" ? options.erasures : 0,
               options.iterations, options.rounds);
+  const double memcpy_mbps = median(baseline_rounds);
+  std::printf("baseline=memcpy MB/s(cpu)=%.1f\n", memcpy_mbps);
   std::vector<double> medians;
   for (size_t s = 0; s < subjects.size(); ++s) {
-    auto& values = rounds[s];
-    std::sort(values.begin(), values.end());
-    medians.push_back(values[values.size() / 2]);
-    std::printf("plugin=%s chunk_size=%u MB/s(cpu)=%.1f\n", options.plugins[s].name.c_str(),
-                subjects[s].chunk_size(), medians.back());
+    medians.push_back(median(rounds[s]));
+    std::printf("plugin=%s chunk_size=%u MB/s(cpu)=%.1f of_memcpy=%.3f\n",
+                options.plugins[s].name.c_str(), subjects[s].chunk_size(), medians.back(),
+                medians.back() / memcpy_mbps);
+  }
+  if (codec) {
+    const double mbps = median(codec_rounds);
+    std::printf("codec=erails chunk_size=%u MB/s(cpu)=%.1f of_memcpy=%.3f\n", codec->chunk_size(),
+                mbps, mbps / memcpy_mbps);
+    const erails::DecodeCacheStats cache = erails::Codec::decode_cache_stats();
+    const uint64_t lookups = cache.hits + cache.misses;
+    std::printf("decode_cache entries=%zu bytes=%zu capacity_bytes=%zu hits=%llu misses=%llu "
+                "evictions=%llu hit_rate=%.4f\n",
+                cache.entries, cache.bytes, cache.capacity_bytes,
+                static_cast<unsigned long long>(cache.hits),
+                static_cast<unsigned long long>(cache.misses),
+                static_cast<unsigned long long>(cache.evictions),
+                lookups ? static_cast<double>(cache.hits) / lookups : 0.0);
   }
   for (size_t s = 1; s < subjects.size(); ++s)
     std::printf("ratio %s/%s=%.3f\n", options.plugins[0].name.c_str(),

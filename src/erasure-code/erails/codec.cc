@@ -1,11 +1,14 @@
 #include "erasure-code/erails/codec.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <numeric>
 
 #include "erasure-code/erails/isal.h"
+#include "erasure-code/erails/region_xor.h"
 
 extern "C" {
 #include <jerasure.h>
@@ -80,6 +83,7 @@ std::unique_ptr<Codec> Codec::create(const Profile& profile, std::string* error,
     std::vector<unsigned char> coefficients(codec->matrix_, codec->matrix_ + m * k);
     codec->encode_tables_.resize(kIsalTableBytes * k * m);
     codec->isal_->ec_init_tables(k, m, coefficients.data(), codec->encode_tables_.data());
+    codec->xor_rows_ = region_xor_supported();
   }
 
   if (profile.technique != Technique::kReedSolVan) {
@@ -106,7 +110,10 @@ void Codec::encode(char* const* data, char* const* coding, unsigned chunk_size) 
     for (int i = 0; i < m_; ++i) std::memcpy(coding[i], data[0], chunk_size);
     return;
   }
-  if (isal_) {
+  if (isal_ && m_ == 1 && row_k_ones_ && xor_rows_) {
+    region_xor(reinterpret_cast<const unsigned char* const*>(data), k_,
+               reinterpret_cast<unsigned char*>(coding[0]), chunk_size);
+  } else if (isal_) {
     isal_->ec_encode_data(static_cast<int>(chunk_size), k_, m_,
                           const_cast<unsigned char*>(encode_tables_.data()),
                           reinterpret_cast<unsigned char**>(const_cast<char**>(data)),
@@ -168,10 +175,16 @@ bool Codec::decode_isal(uint64_t erased, char* const* data, char* const* coding,
   auto chunk = [&](int id) {
     return reinterpret_cast<unsigned char*>(id < k_ ? data[id] : coding[id - k_]);
   };
-  std::vector<unsigned char*> sources, outputs;
-  for (int id : plan->survivors) sources.push_back(chunk(id));
-  for (int id : plan->outputs) outputs.push_back(chunk(id));
-  isal_->ec_encode_data(static_cast<int>(chunk_size), k_, static_cast<int>(outputs.size()),
+  // On the stack: at 4 KiB objects a heap allocation per call costs as much as the coding.
+  std::array<unsigned char*, kMaxChunks> sources, outputs;
+  const int rebuilt = static_cast<int>(plan->outputs.size());
+  for (int i = 0; i < k_; ++i) sources[i] = chunk(plan->survivors[i]);
+  for (int i = 0; i < rebuilt; ++i) outputs[i] = chunk(plan->outputs[i]);
+  if (plan->by_xor) {
+    region_xor(sources.data(), k_, outputs[0], chunk_size);
+    return true;
+  }
+  isal_->ec_encode_data(static_cast<int>(chunk_size), k_, rebuilt,
                         const_cast<unsigned char*>(plan->tables.data()), sources.data(),
                         outputs.data());
   return true;
@@ -214,6 +227,9 @@ std::shared_ptr<const DecodePlan> Codec::make_decode_plan(uint64_t erased) const
     }
   }
   const int outputs = static_cast<int>(plan->outputs.size());
+  plan->by_xor = xor_rows_ && outputs == 1 &&
+                 std::all_of(rows.begin(), rows.end(), [](unsigned char c) { return c == 1; });
+  if (plan->by_xor) return plan;
   plan->tables.resize(kIsalTableBytes * k_ * outputs);
   isal_->ec_init_tables(k_, outputs, rows.data(), plan->tables.data());
   return plan;

@@ -77,6 +77,7 @@ class Codec {
   int** schedule_ = nullptr;   // cauchy: XOR schedule derived from the bit matrix
   const Isal* isal_ = nullptr;  // set when ISA-L does the region arithmetic
   std::vector<unsigned char> encode_tables_;  // ISA-L's expansion of the coding matrix
+  bool xor_rows_ = false;  // with ISA-L: all-ones rows are computed by region_xor
 };
 
 }  // namespace erails

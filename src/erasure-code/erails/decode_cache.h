@@ -18,11 +18,13 @@
 namespace erails {
 
 // How to rebuild the chunks of one erasure pattern: outputs[i] is the product of row i of the
-// decoding matrix, expanded by ISA-L's ec_init_tables into `tables`, with the chunks `survivors`.
+// decoding matrix, expanded by ISA-L's ec_init_tables into `tables`, with the chunks `survivors`;
+// or, when `by_xor`, the one output is the XOR of the survivors (its row is all ones).
 struct DecodePlan {
   std::vector<int> survivors;  // k chunk ids, ascending
   std::vector<int> outputs;    // the erased chunk ids, ascending
   std::vector<unsigned char> tables;
+  bool by_xor = false;
 
   size_t bytes() const;
 };

@@ -1,11 +1,12 @@
 // Debian's ISA-L (libisal.so.2), for Reed-Solomon with w=8: ISA-L picks its region kernels
 // (AVX-512, AVX2, AVX, SSE or plain C) for the CPU on the first call.
 //
-// Ceph's isa plugin, libec_isa.so, carries its own copy of ISA-L under the same symbol names and
-// Debian ships no static libisal. Linking libisal.so.2 the ordinary way would let the dynamic
-// linker bind our calls, and ISA-L's internal calls between its kernels, to whichever copy of
-// each name it finds first in the process. So the library is opened privately and its functions
-// are taken from its own handle: see isal.cc.
+// Ceph's isa plugin, libec_isa.so, carries its own copy of ISA-L under the same symbol names,
+// libceph-common.so (in every daemon's global scope) ISA-L's crc functions, and Debian ships no
+// static libisal. Linking libisal.so.2 the ordinary way would let the dynamic linker bind our
+// calls, and ISA-L's calls between its own functions, to whichever copy of each name it finds
+// first in the process. So the library is opened privately and its functions are taken from its
+// own handle: see isal.cc, and tests/isal_isolation_test.sh for the check.
 #pragma once
 
 #include <string>

@@ -1,23 +1,12 @@
 #include "qbox/client_spec.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <set>
 
+#include "common/number.h"
 #include "qbox/validate.h"
 
 namespace erails::qbox {
 namespace {
-
-
-bool to_double(const std::string& text, double* value) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtod(text.c_str(), &end);
-  return errno == 0 && *end == '\0' && std::isfinite(*value);
-}
 
 Error bad(const std::string& key, const std::string& accepted, const std::string& got) {
   return Error{key, "must be " + accepted + ", got '" + got + "'"};
@@ -42,7 +31,6 @@ Expected<ClientSpec> parse_client_spec(const std::string& text) {
     const std::string key = pair.substr(0, eq);
     const std::string value = pair.substr(eq + 1);
     if (!seen.insert(key).second) return Error{key, "given more than once"};
-    std::uint64_t number = 0;
     if (key == "name") {
       if (value.empty() || value.size() > 64 ||
           value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") !=
@@ -62,10 +50,11 @@ Expected<ClientSpec> parse_client_spec(const std::string& text) {
       else if (value == "write") spec.operation = Operation::write;
       else return bad(key, "read or write", value);
     } else if (key == "size") {
-      if (!parse_u64(value, &number) || number == 0 || number % 4096 != 0 || number > (1u << 20)) {
+      const auto size = parse_uint(value);
+      if (!size || *size == 0 || *size % 4096 != 0 || *size > (1u << 20)) {
         return bad(key, "a multiple of 4096 bytes up to 1048576", value);
       }
-      spec.size = static_cast<std::uint32_t>(number);
+      spec.size = static_cast<std::uint32_t>(*size);
     } else if (key == "util") {
       has_util = true;
       const std::size_t colon = value.find(':');
@@ -75,41 +64,47 @@ Expected<ClientSpec> parse_client_spec(const std::string& text) {
       // the stream is paused while its target is 0.
       const bool ramp = colon != std::string::npos;
       auto share_ok = [&](double u) { return ramp ? (u == 0 || !check_utilization(u)) : !check_utilization(u); };
-      if (!to_double(first, &spec.util_start) || !to_double(last, &spec.util_end) ||
-          !share_ok(spec.util_start) || !share_ok(spec.util_end) ||
-          (spec.util_start == 0 && spec.util_end == 0)) {
+      const auto util_start = parse_real(first);
+      const auto util_end = parse_real(last);
+      if (!util_start || !util_end || !share_ok(*util_start) || !share_ok(*util_end) ||
+          (*util_start == 0 && *util_end == 0)) {
         return bad(key, "a share in (0, 1], or a ramp 'a:b' of shares in [0, 1], not both 0", value);
       }
+      spec.util_start = *util_start;
+      spec.util_end = *util_end;
     } else if (key == "loop") {
       if (value == "closed") spec.closed_loop = true;
       else if (value == "open") spec.closed_loop = false;
       else return bad(key, "closed or open", value);
     } else if (key == "depth") {
-      if (!parse_u64(value, &number) || number < 1 || number > 4096) return bad(key, "1..4096", value);
-      spec.depth = static_cast<unsigned>(number);
+      const auto depth = parse_uint(value);
+      if (!depth || *depth < 1 || *depth > 4096) return bad(key, "1..4096", value);
+      spec.depth = static_cast<unsigned>(*depth);
     } else if (key == "rate") {
-      if (!to_double(value, &spec.rate) || !(spec.rate > 0)) return bad(key, "requests/s > 0", value);
+      const auto rate = parse_real(value);
+      if (!rate || !(*rate > 0)) return bad(key, "requests/s > 0", value);
+      spec.rate = *rate;
     } else if (key == "semi") {
       const std::size_t slash = value.find('/');
-      std::uint64_t random = 0;
-      std::uint64_t sequential = 0;
-      if (slash == std::string::npos || !parse_u64(value.substr(0, slash), &random) ||
-          !parse_u64(value.substr(slash + 1), &sequential) || random + sequential == 0 ||
-          random > 1000000 || sequential > 1000000) {
+      const auto random = slash == std::string::npos ? std::nullopt : parse_uint(value.substr(0, slash));
+      const auto sequential = slash == std::string::npos ? std::nullopt : parse_uint(value.substr(slash + 1));
+      if (!random || !sequential || *random + *sequential == 0 || *random > 1000000 || *sequential > 1000000) {
         return bad(key, "'random/sequential' request counts, e.g. 25/475", value);
       }
-      spec.semi_random = static_cast<unsigned>(random);
-      spec.semi_sequential = static_cast<unsigned>(sequential);
+      spec.semi_random = static_cast<unsigned>(*random);
+      spec.semi_sequential = static_cast<unsigned>(*sequential);
     } else if (key == "trace") {
       if (value.empty()) return bad(key, "a path to an MSR Cambridge CSV trace", value);
       spec.trace_path = value;
     } else if (key == "region") {
-      if (!parse_u64(value, &number) || number % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
-      spec.region_bytes = number;
+      const auto region = parse_uint(value);
+      if (!region || *region % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
+      spec.region_bytes = *region;
     } else if (key == "start") {
-      if (!parse_u64(value, &number) || number % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
+      const auto start_offset = parse_uint(value);
+      if (!start_offset || *start_offset % 4096 != 0) return bad(key, "a multiple of 4096 bytes", value);
       spec.has_start = true;
-      spec.start = number;
+      spec.start = *start_offset;
     } else {
       return Error{key, "unknown key; accepted: name, pattern, op, size, util, loop, depth, rate, "
                         "semi, trace, region, start"};

@@ -1,32 +1,16 @@
 #include "qbox/device_profile.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <sstream>
+
+#include "common/number.h"
 
 namespace erails::qbox {
 namespace {
 
 Error at_line(std::size_t line, const std::string& field, const std::string& message) {
   return Error{"line " + std::to_string(line) + ": " + field, message};
-}
-
-bool parse_double(const std::string& token, double* value) {
-  if (token.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtod(token.c_str(), &end);
-  return errno == 0 && end == token.c_str() + token.size() && std::isfinite(*value);
-}
-
-bool parse_u64(const std::string& token, std::uint64_t* value) {
-  if (token.empty() || token[0] == '-' || token[0] == '+') return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtoull(token.c_str(), &end, 10);
-  return errno == 0 && end == token.c_str() + token.size();
 }
 
 }  // namespace
@@ -58,12 +42,10 @@ Expected<DeviceProfile> DeviceProfile::parse(const std::string& text) {
       continue;
     }
     if (tokens[0] == "interval") {
-      double seconds = 0;
       if (profile.interval_ > 0) return at_line(number, "interval", "given more than once");
-      if (tokens.size() != 2 || !parse_double(tokens[1], &seconds) || seconds <= 0) {
-        return at_line(number, "interval", "expects one number of seconds > 0");
-      }
-      profile.interval_ = seconds;
+      const auto seconds = tokens.size() == 2 ? parse_real(tokens[1]) : std::nullopt;
+      if (!seconds || *seconds <= 0) return at_line(number, "interval", "expects one number of seconds > 0");
+      profile.interval_ = *seconds;
     } else if (tokens[0] == "samples") {
       if (profile.interval_ <= 0) {
         return at_line(number, "interval", "must be given before the first samples line");
@@ -88,17 +70,19 @@ Expected<DeviceProfile> DeviceProfile::parse(const std::string& text) {
         return at_line(number, "access",
                        "must be 'sequential' or 'random', got '" + tokens[2] + "'");
       }
-      if (!parse_u64(tokens[3], &type.size_bytes) || type.size_bytes == 0) {
+      const auto bytes = parse_uint(tokens[3]);
+      if (!bytes || *bytes == 0) {
         return at_line(number, "bytes", "must be a whole number > 0, got '" + tokens[3] + "'");
       }
+      type.size_bytes = *bytes;
       std::vector<double>& counts = profile.samples_[type];
       for (std::size_t k = 4; k < tokens.size(); ++k) {
-        double count = 0;
-        if (!parse_double(tokens[k], &count) || count < 0) {
+        const auto count = parse_real(tokens[k]);
+        if (!count || *count < 0) {
           return at_line(number, "count",
                          "completions per interval must be a number >= 0, got '" + tokens[k] + "'");
         }
-        counts.push_back(count);
+        counts.push_back(*count);
       }
     } else {
       return at_line(number, "record",

@@ -1,9 +1,7 @@
 #include "qbox/validate.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace erails::qbox {
@@ -33,14 +31,6 @@ std::optional<Error> check_rate(const char* field, double rate, bool zero_allowe
   if (std::isfinite(rate) && (rate > 0 || (zero_allowed && rate == 0))) return std::nullopt;
   return Error{field, std::string("must be a finite rate ") + (zero_allowed ? ">= 0" : "> 0") +
                           " requests/s, got " + show(rate)};
-}
-
-bool parse_u64(const std::string& text, std::uint64_t* value) {
-  if (text.empty() || text[0] < '0' || text[0] > '9') return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtoull(text.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
 }
 
 }  // namespace erails::qbox

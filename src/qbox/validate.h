@@ -2,7 +2,6 @@
 // Range checks shared by the schedulers and the broker, so every entry point words its errors the
 // same way.
 
-#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -17,9 +16,5 @@ std::optional<Error> check_utilization(double utilization);
 std::optional<Error> check_cost(Seconds cost);
 // A rate (requests per second) named `field`: finite and > 0, or also 0 when `zero_allowed`.
 std::optional<Error> check_rate(const char* field, double rate, bool zero_allowed);
-
-// Parses a whole decimal number with no sign, spaces or trailing text, as the parsers of client
-// specs and traces require. Returns false (leaving *value unspecified) otherwise or on overflow.
-bool parse_u64(const std::string& text, std::uint64_t* value);
 
 }  // namespace erails::qbox

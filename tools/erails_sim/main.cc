@@ -3,12 +3,12 @@
 // Prints a summary; with --out writes PREFIX.summary.csv and PREFIX.timeline.csv, and with a
 // scheduler or stream targets also PREFIX.streams.csv (per-stream timeline) and PREFIX.targets.csv.
 // Exit status: 0 ok, 1 invariant violated, 2 bad usage, config or trace.
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
 
+#include "common/number.h"
 #include "sim/config.h"
 #include "sim/report.h"
 #include "sim/simulation.h"
@@ -22,12 +22,12 @@ int main(int argc, char** argv) {
     if (arg == "--out" && i + 1 < argc) {
       out_prefix = argv[++i];
     } else if (arg == "--seed" && i + 1 < argc) {
-      char* end = nullptr;
-      seed = std::strtoll(argv[++i], &end, 10);
-      if (*end != '\0' || seed < 0) {
+      const auto parsed = erails::parse_int(argv[++i]);
+      if (!parsed || *parsed < 0) {
         std::cerr << "--seed: '" << argv[i] << "' is not accepted; accepted: an integer >= 0\n";
         return 2;
       }
+      seed = *parsed;
     } else if (config_path.empty() && arg.rfind("--", 0) != 0) {
       config_path = arg;
     } else {

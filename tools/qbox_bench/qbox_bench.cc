@@ -12,12 +12,12 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/number.h"
 #include "qbox/backends/experiment.h"
 #include "qbox/backends/file_backend.h"
 #include "qbox/backends/sim_backend.h"
@@ -45,9 +45,9 @@ const char* const kUsage =
     "      loop=closed|open,depth=8,rate=R,semi=25/475,trace=PATH,region=BYTES,start=BYTES\n";
 
 bool number(const char* text, double* value) {
-  char* end = nullptr;
-  *value = std::strtod(text, &end);
-  return end != text && *end == '\0';
+  const auto parsed = erails::parse_real(text);
+  if (parsed) *value = *parsed;
+  return parsed.has_value();
 }
 
 // Backend choices gathered from the command line; each backend reads the fields it needs.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/number.h"
 #include "qbox/mclock_queue.h"
 #include "qbox/qbox_queue.h"
 
@@ -94,9 +95,10 @@ double median(std::vector<double> values) {
 }
 
 bool parse_positive(const char* text, long* value) {
-  char* end = nullptr;
-  *value = std::strtol(text, &end, 10);
-  return end != text && *end == '\0' && *value > 0;
+  const auto parsed = erails::parse_int(text);
+  if (!parsed || *parsed <= 0) return false;
+  *value = static_cast<long>(*parsed);
+  return true;
 }
 
 int usage(const char* message) {

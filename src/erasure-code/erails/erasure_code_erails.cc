@@ -42,10 +42,12 @@ bool in_range(const std::set<int>& ids, int n) {
 }  // namespace
 
 int ErasureCodeErails::init(ceph::ErasureCodeProfile& profile, std::ostream* ss) {
-  if (auto error = parse_profile(profile, &profile_)) {
-    *ss << error->message();
+  auto parsed = parse_profile(profile);
+  if (!parsed.ok()) {
+    *ss << parsed.error().message;
     return -EINVAL;
   }
+  profile_ = std::move(parsed).value();
   std::string codec_error;
   codec_ = Codec::create(profile_, &codec_error);
   if (!codec_) {

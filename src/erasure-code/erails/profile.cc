@@ -1,10 +1,10 @@
 #include "erasure-code/erails/profile.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include <limits>
 #include <set>
 #include <sstream>
+
+#include "common/number.h"
 
 namespace erails {
 namespace {
@@ -33,26 +33,18 @@ const std::string& value_or_default(ProfileMap& profile, const std::string& key,
   return profile.emplace(key, fallback).first->second;
 }
 
-// Strict decimal integer: digits only, no sign, no spaces, no overflow.
-bool parse_int(const std::string& text, int* out) {
-  if (text.empty() || text.size() > 9) return false;
-  int value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    value = value * 10 + (c - '0');
-  }
-  *out = value;
+// Every integer of a profile is a small count or size, so one beyond int is out of every range.
+bool to_int(const std::string& text, int* out) {
+  const auto value = parse_int(text);
+  if (!value || *value < std::numeric_limits<int>::min() || *value > std::numeric_limits<int>::max()) return false;
+  *out = static_cast<int>(*value);
   return true;
 }
 
-// Strict finite decimal number: what strtod accepts, consumed entirely, no inf/nan/hex.
-bool parse_seconds(const std::string& text, double* out) {
-  if (text.empty() || text.find_first_of("xXnNiI \t") != std::string::npos) return false;
-  errno = 0;
-  char* end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(value)) return false;
-  *out = value;
+bool to_seconds(const std::string& text, double* out) {
+  const auto value = parse_real(text);
+  if (!value) return false;
+  *out = *value;
   return true;
 }
 
@@ -61,11 +53,15 @@ std::string value_of(const ProfileMap& profile, const std::string& key) {
   return it == profile.end() ? "" : it->second;
 }
 
-ProfileError error(const ProfileMap& profile, const std::string& key, const std::string& accepted) {
-  return ProfileError{key, value_of(profile, key), "expected " + accepted};
+Error invalid(const ProfileMap& profile, const std::string& key, const std::string& reason) {
+  return Error{key, "erails: " + key + "=" + value_of(profile, key) + " is invalid: " + reason};
 }
 
-std::optional<ProfileError> check_known_keys(const ProfileMap& profile) {
+Error error(const ProfileMap& profile, const std::string& key, const std::string& accepted) {
+  return invalid(profile, key, "expected " + accepted);
+}
+
+Status check_known_keys(const ProfileMap& profile) {
   for (const auto& [key, value] : profile) {
     if (kCephKeys.count(key)) continue;
     bool known = false;
@@ -75,19 +71,19 @@ std::optional<ProfileError> check_known_keys(const ProfileMap& profile) {
     for (const auto& own : kOwnKeys) accepted += " " + own;
     return error(profile, key, accepted);
   }
-  return std::nullopt;
+  return Ok{};
 }
 
-std::optional<ProfileError> parse_code(ProfileMap& profile, Profile* p) {
+Status parse_code(ProfileMap& profile, Profile* p) {
   if (auto it = profile.find("plugin"); it != profile.end() && it->second != "erails")
     return error(profile, "plugin", "this plugin is erails");
 
   const std::string chunk_limit = std::to_string(kMaxChunks);
   // Ceph's default erasure-code profile is k=2 m=2; an erails profile without k or m gets the same.
-  if (!parse_int(value_or_default(profile, "k", "2"), &p->k) || p->k < 1 || p->k >= kMaxChunks)
+  if (!to_int(value_or_default(profile, "k", "2"), &p->k) || p->k < 1 || p->k >= kMaxChunks)
     return error(profile, "k", "an integer from 1 to " + std::to_string(kMaxChunks - 1) +
                                    " (k=1 stores m+1 full copies)");
-  if (!parse_int(value_or_default(profile, "m", "2"), &p->m) || p->m < 1 || p->m >= kMaxChunks)
+  if (!to_int(value_or_default(profile, "m", "2"), &p->m) || p->m < 1 || p->m >= kMaxChunks)
     return error(profile, "m", "an integer from 1 to " + std::to_string(kMaxChunks - 1));
   if (p->k + p->m > kMaxChunks)
     return error(profile, "m", "k+m at most " + chunk_limit + " (one Rails color per shard)");
@@ -106,9 +102,9 @@ std::optional<ProfileError> parse_code(ProfileMap& profile, Profile* p) {
   const bool cauchy = p->technique != Technique::kReedSolVan;
   const std::string& w = value_or_default(profile, "w", "8");
   if (!cauchy) {
-    if (!parse_int(w, &p->w) || (p->w != 8 && p->w != 16 && p->w != 32))
+    if (!to_int(w, &p->w) || (p->w != 8 && p->w != 16 && p->w != 32))
       return error(profile, "w", "8, 16 or 32 for technique=reed_sol_van");
-  } else if (!parse_int(w, &p->w) || p->w < 2 || p->w > 32) {
+  } else if (!to_int(w, &p->w) || p->w < 2 || p->w > 32) {
     return error(profile, "w", "an integer from 2 to 32 for technique=" + technique);
   }
   if (p->w < 31 && p->k + p->m > (1 << p->w))
@@ -122,15 +118,15 @@ std::optional<ProfileError> parse_code(ProfileMap& profile, Profile* p) {
   } else {
     const std::string& packetsize =
         value_or_default(profile, "packetsize", std::to_string(kDefaultPacketSize));
-    if (!parse_int(packetsize, &p->packetsize) || p->packetsize < 8 ||
+    if (!to_int(packetsize, &p->packetsize) || p->packetsize < 8 ||
         p->packetsize > kMaxPacketSize || p->packetsize % 8 != 0)
       return error(profile, "packetsize",
                    "a multiple of 8 from 8 to " + std::to_string(kMaxPacketSize) + " (bytes)");
   }
-  return std::nullopt;
+  return Ok{};
 }
 
-std::optional<ProfileError> parse_crush(ProfileMap& profile, Profile* p) {
+Status parse_crush(ProfileMap& profile, Profile* p) {
   p->crush_root = value_or_default(profile, "crush-root", "default");
   if (p->crush_root.empty()) return error(profile, "crush-root", "the name of a CRUSH bucket");
   p->crush_failure_domain = value_or_default(profile, "crush-failure-domain", "host");
@@ -140,7 +136,7 @@ std::optional<ProfileError> parse_crush(ProfileMap& profile, Profile* p) {
 
   const std::string& colors = value_or_default(profile, "crush-colors", "");
   p->crush_colors.clear();
-  if (colors.empty()) return std::nullopt;
+  if (colors.empty()) return Ok{};
   std::set<std::string> seen;
   std::string::size_type start = 0;
   while (true) {
@@ -157,33 +153,33 @@ std::optional<ProfileError> parse_crush(ProfileMap& profile, Profile* p) {
     return error(profile, "crush-colors",
                  "empty, or exactly k+m=" + std::to_string(n) +
                      " distinct CRUSH bucket names separated by commas, in shard order");
-  return std::nullopt;
+  return Ok{};
 }
 
-std::optional<ProfileError> parse_rails(ProfileMap& profile, Profile* p) {
+Status parse_rails(ProfileMap& profile, Profile* p) {
   rails::ScheduleParams& schedule = p->schedule;
   schedule.colors = p->k + p->m;
-  if (!parse_seconds(value_or_default(profile, "rails-frame", "10"), &schedule.frame_seconds))
+  if (!to_seconds(value_or_default(profile, "rails-frame", "10"), &schedule.frame_seconds))
     return error(profile, "rails-frame", "seconds per window step, a decimal number");
   // Reads must be able to decode from the read-phase colors alone.
-  if (!parse_int(value_or_default(profile, "rails-readers", std::to_string(p->k)),
+  if (!to_int(value_or_default(profile, "rails-readers", std::to_string(p->k)),
                  &schedule.readers) ||
       schedule.readers < p->k)
     return error(profile, "rails-readers",
                  "an integer from k=" + std::to_string(p->k) + " to k+m-1=" +
                      std::to_string(schedule.colors - 1) +
                      " (colors read at once; one color at least writes)");
-  if (!parse_seconds(value_or_default(profile, "rails-epoch", "0"), &schedule.epoch))
+  if (!to_seconds(value_or_default(profile, "rails-epoch", "0"), &schedule.epoch))
     return error(profile, "rails-epoch", "seconds since the Unix epoch, a decimal number");
   // A tenth of the frame lets writers drain before they turn readers without idling them long.
-  if (!parse_seconds(value_or_default(profile, "rails-guard", format_number(schedule.frame_seconds / 10)),
+  if (!to_seconds(value_or_default(profile, "rails-guard", format_number(schedule.frame_seconds / 10)),
                      &schedule.guard_seconds))
     return error(profile, "rails-guard", "seconds, a decimal number");
 
   auto valid = rails::validate(schedule);
   if (!valid.ok()) {
     const std::string& key = valid.error().key;
-    return ProfileError{key, value_of(profile, key), valid.error().message};
+    return invalid(profile, key, valid.error().message);
   }
   // The rails mgr module cannot follow a faster schedule; the figure is the module's own
   // (src/mgr/rails/limits.py, compiled in by CMakeLists.txt).
@@ -191,7 +187,7 @@ std::optional<ProfileError> parse_rails(ProfileMap& profile, Profile* p) {
     return error(profile, "rails-frame",
                  "at least " + format_number(ERAILS_MIN_RAILS_FRAME_SECONDS) +
                      " seconds, the time the rails mgr module needs to carry a switch to the OSDs");
-  return std::nullopt;
+  return Ok{};
 }
 
 }  // namespace
@@ -205,18 +201,13 @@ const char* technique_name(Technique technique) {
   return "unknown";
 }
 
-std::string ProfileError::message() const {
-  return "erails: " + key + "=" + value + " is invalid: " + reason;
-}
-
-std::optional<ProfileError> parse_profile(ProfileMap& profile, Profile* parsed) {
+Expected<Profile> parse_profile(ProfileMap& profile) {
   Profile p;
-  if (auto e = check_known_keys(profile)) return e;
-  if (auto e = parse_code(profile, &p)) return e;
-  if (auto e = parse_crush(profile, &p)) return e;
-  if (auto e = parse_rails(profile, &p)) return e;
-  *parsed = std::move(p);
-  return std::nullopt;
+  if (auto s = check_known_keys(profile); !s.ok()) return s.error();
+  if (auto s = parse_code(profile, &p); !s.ok()) return s.error();
+  if (auto s = parse_crush(profile, &p); !s.ok()) return s.error();
+  if (auto s = parse_rails(profile, &p); !s.ok()) return s.error();
+  return p;
 }
 
 }  // namespace erails

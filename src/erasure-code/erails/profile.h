@@ -3,10 +3,10 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "rails/schedule.h"
 
 namespace erails {
@@ -37,21 +37,12 @@ struct Profile {
   bool rails_enabled() const { return !crush_colors.empty(); }
 };
 
-// What was wrong with one key: the key, the value given, and why, with what would be accepted.
-struct ProfileError {
-  std::string key;
-  std::string value;
-  std::string reason;
-
-  // "erails: <key>=<value> is invalid: <reason>", the form the monitor shows the operator.
-  std::string message() const;
-};
-
 using ProfileMap = std::map<std::string, std::string>;
 
 // Parses `profile`, validates every key and writes the default of every absent key back into it
 // (Ceph's registry requires the plugin's profile to equal the caller's). On error `profile` may
-// be partly completed and `*parsed` is unspecified.
-std::optional<ProfileError> parse_profile(ProfileMap& profile, Profile* parsed);
+// be partly completed. An error's key is the profile key; its message is the line the monitor
+// shows the operator as is: "erails: <key>=<value> is invalid: <reason and what is accepted>".
+Expected<Profile> parse_profile(ProfileMap& profile);
 
 }  // namespace erails

@@ -64,6 +64,12 @@ TEST(DeviceProfile, RejectsMalformedInputNamingLineAndField) {
       {"qbox-device-profile 1\ninterval 0.1\nsamples read random 4096 1 x\n", "line 3: count"},
       {"qbox-device-profile 1\ninterval 0.1\nsamples read random 4096 nan\n", "line 3: count"},
       {"qbox-device-profile 1\ninterval 0.1\nbogus\n", "line 3: record"},
+      // Numbers follow common/number.h: hex and a leading '+' are refused.
+      {"qbox-device-profile 1\ninterval 0x1p-3\n", "line 2: interval"},
+      {"qbox-device-profile 1\ninterval +0.1\n", "line 2: interval"},
+      {"qbox-device-profile 1\ninterval 0.1\nsamples read random 4096 0x10\n", "line 3: count"},
+      {"qbox-device-profile 1\ninterval 0.1\nsamples read random 4096 +1\n", "line 3: count"},
+      {"qbox-device-profile 1\ninterval 0.1\nsamples read random +4096 1\n", "line 3: bytes"},
   };
   for (const Case& c : cases) {
     const auto result = DeviceProfile::parse(c.text);

@@ -54,6 +54,16 @@ TEST(ClientSpec, RejectsBadInputNamingTheKey) {
       {"name=A,pattern=random,util=0.5,color=red", "color"},
       {"name=A,name=B,pattern=random,util=0.5", "name"},
       {"name=A,pattern=random,util=0.5,", "client"},
+      // Numbers follow common/number.h: no spaces, hex or leading '+' (strtod took all three).
+      {"name=A,pattern=random,util= 0.5", "util"},
+      {"name=A,pattern=random,util=0x0.8", "util"},
+      {"name=A,pattern=random,util=+0.5", "util"},
+      {"name=A,pattern=random,util=0.5: 0", "util"},
+      {"name=A,pattern=random,util=0.5,loop=open,rate=0x10", "rate"},
+      {"name=A,pattern=random,util=0.5,loop=open,rate= 5", "rate"},
+      {"name=A,pattern=random,util=0.5,size=+4096", "size"},
+      {"name=A,pattern=random,util=0.5,depth= 8", "depth"},
+      {"name=A,pattern=semi,util=0.5,semi=+1/2", "semi"},
   };
   for (const auto& [text, field] : cases) {
     const auto spec = parse_client_spec(text);

@@ -19,11 +19,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (eq != std::string::npos) profile[line.substr(0, eq)] = line.substr(eq + 1);
     start = end + 1;
   }
-  erails::Profile parsed;
-  if (erails::parse_profile(profile, &parsed)) return 0;
+  const auto result = erails::parse_profile(profile);
+  if (!result.ok()) {
+    if (result.error().key.empty() || result.error().message.empty()) std::abort();
+    return 0;
+  }
+  const erails::Profile& parsed = result.value();
   erails::ProfileMap again = profile;
-  erails::Profile reparsed;
-  if (erails::parse_profile(again, &reparsed) || again != profile) std::abort();
+  if (!erails::parse_profile(again).ok() || again != profile) std::abort();
   const int n = parsed.k + parsed.m;
   const bool in_range = parsed.k >= 1 && parsed.m >= 1 && n <= erails::kMaxChunks &&
                         parsed.schedule.colors == n && parsed.schedule.readers >= parsed.k &&

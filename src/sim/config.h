@@ -1,49 +1,35 @@
 // Simulator configuration: the structure, and the parser of its text format.
 //
-// Format (one definition, used by src/sim/examples, src/devices/models and bench/sim):
-//   # comment                      ; blank lines ignored
-//   include = relative/path.conf   ; before the first section; path relative to this file; a file
-//                                  ; included again (directly or through another) is read once
+// Format: the config format of devices/config_file.h (comments, includes, sections, key = value),
+// used by src/sim/examples and bench/sim, with these sections:
 //   [sim]        seed, duration, policy, scheduler, timeline_interval, drain_limit
 //   [cluster]    k, m, osds_per_color, pgs, data_device, journal_device, hold_budget, flush_depth,
 //                frame, readers, epoch, guard, dispatch_depth, read_cost, write_cost, cost_source
-//   [ssd NAME]   every field of SsdParams (devices/ssd.h), and base = NAME of another [ssd]: start
-//                from that device's values (its own base applied first), then this section's keys,
-//                wherever each is defined; chains at most 8 deep, no cycles
-//   [hdd NAME]   every field of HddParams (devices/hdd.h), and base = NAME of another [hdd]
+//   [ssd NAME], [hdd NAME]  device models, as in devices/model_config.h (src/devices/models)
 //   [failure NAME] osd, at  (the OSD with that index stops for good at that time)
 //   [slow NAME]  fraction, factor  (that fraction of OSDs, drawn with the seed, have data devices
 //                `factor` times slower for the whole run: "The Tail at Store" slowdowns)
 //   [stream NAME] kind, read_fraction, pattern, size, outstanding, rate, objects, start, stop,
 //                max_requests, trace, trace_speed, utilization (qbox, fifo), reservation, weight,
 //                limit (mclock), target, target_window
-//   key = value  ; numbers accept C syntax (1e9, 0.25); sizes are bytes; times are seconds
-// Every error names the file, line, section and key and says what is accepted.
+// Sizes are bytes; times are seconds. Every error names the file, line, section and key and says
+// what is accepted.
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "devices/hdd.h"
-#include "devices/ssd.h"
 #include "common/error.h"
+#include "devices/config_file.h"
+#include "devices/model_config.h"
+#include "qbox/scheduler.h"
 
 namespace erails::sim {
 
 enum class Policy { kNone, kRails, kErails };
-// Who orders the requests waiting for one data device (QoS, thesis ch. 3 and §6.2), on top of the
-// policy: none submits in arrival order; the others queue per data device, in the QBox library's
-// own queues (src/qbox, linked), and keep at most dispatch_depth requests on the device.
-//   qbox    EDF on d = e/u, e the profiled device time of the request (read_cost/write_cost);
-//   fifo    the thesis' throughput-based baseline: the same EDF queue with every request priced 1,
-//           so streams get request counts, not device time, in proportion to utilization;
-//   mclock  the project's mClock, reservation/weight/limit in requests per second (cost 1).
-enum class Scheduler { kNone, kQbox, kFifo, kMclock };
 // Where qbox's price e comes from: the configured profile (read_cost/write_cost), or QBox's own
 // black-box cost estimator per data device (cost_estimator.h), fed with that device's dispatches
 // and completions by class; the profile prices requests until the estimator has seen their class.
@@ -83,22 +69,18 @@ struct SlowConfig {
   double factor = 2;    // >= 1: latencies and transfer times multiplied by this
 };
 
-struct DeviceConfig {
-  // `base = NAME`: the device of the same kind this one starts from; its own keys override the
-  // base's. Empty: the struct defaults.
-  std::string base;
-  bool is_ssd = true;
-  devices::SsdParams ssd;
-  devices::HddParams hdd;
-};
-
 struct SimConfig {
   uint64_t seed = 1;
   double duration = 10;          // seconds during which clients issue requests
   double drain_limit = 600;      // seconds after `duration` allowed to flush held writes
   double timeline_interval = 1;
   Policy policy = Policy::kNone;
-  Scheduler scheduler = Scheduler::kNone;
+  // Who orders the requests waiting for one data device (QoS, thesis ch. 3 and §6.2), on top of
+  // the policy: none (nothing here) submits in arrival order; qbox, fifo and mclock queue per data
+  // device in the QBox library's own scheduler (qbox/scheduler.h, linked), and keep at most
+  // dispatch_depth requests on the device. qbox's e is the profiled device time of the request
+  // (read_cost/write_cost); mclock's rates are requests per second.
+  std::optional<qbox::SchedulerKind> scheduler;
 
   int k = 1, m = 1;
   int osds_per_color = 1;
@@ -114,7 +96,7 @@ struct SimConfig {
   double write_cost = 0;         // qbox: profiled device seconds per 4 KiB written
   CostSource cost_source = CostSource::kProfile;
 
-  std::map<std::string, DeviceConfig> devices;
+  devices::DeviceModels devices;
   std::vector<StreamConfig> streams;
   std::vector<FailureConfig> failures;
   std::vector<SlowConfig> slow;
@@ -123,18 +105,11 @@ struct SimConfig {
 // Reads the file at `path` (and what it includes). Returns the resolved config or the first error.
 Expected<SimConfig> load_config(const std::string& path);
 
-// Loads included files; given the including file's origin and the include value, returns the text
-// and the origin to report for it, or an Error.
-using IncludeLoader = std::function<Expected<std::pair<std::string, std::string>>(
-    const std::string& from_origin, const std::string& include)>;
-
-// Reads includes from files, relative to the including file's directory.
-IncludeLoader file_include_loader();
-
 // Parses `text` (reported as `origin` in errors). `loader` may be empty: includes are then errors.
-Expected<SimConfig> parse_config(std::string_view text, const std::string& origin, const IncludeLoader& loader);
+Expected<SimConfig> parse_config(std::string_view text, const std::string& origin,
+                                 const devices::IncludeLoader& loader);
 
 const char* policy_name(Policy p);
-const char* scheduler_name(Scheduler s);
+const char* scheduler_name(const std::optional<qbox::SchedulerKind>& s);
 
 }  // namespace erails::sim

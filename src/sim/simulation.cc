@@ -65,7 +65,7 @@ struct Osd {
   std::deque<std::pair<uint64_t, int>> throttled;  // (request, shard) waiting for budget
   int applying = 0;
   bool down = false;
-  std::unique_ptr<DeviceScheduler> scheduler;  // null with scheduler none: submit in arrival order
+  std::unique_ptr<qbox::Scheduler> scheduler;  // null with scheduler none: submit in arrival order
   double retry_at = -1;                        // a kDispatch event is pending for this time
 };
 
@@ -89,7 +89,7 @@ struct StreamState {
 };
 
 // `slowdown` >= 1 stretches every latency and transfer time of the device by that factor.
-std::unique_ptr<devices::Device> make_device(const DeviceConfig& d, uint64_t seed, double slowdown) {
+std::unique_ptr<devices::Device> make_device(const devices::DeviceModel& d, uint64_t seed, double slowdown) {
   if (!d.is_ssd) {
     devices::HddParams p = d.hdd;
     p.bandwidth /= slowdown;
@@ -134,11 +134,11 @@ class Simulation {
       osds_[i].data = make_device(c.devices.at(c.data_device), mix(c.seed * 1000003 + 2 * i), slowdown);
       if (!c.journal_device.empty())
         osds_[i].journal = make_device(c.devices.at(c.journal_device), mix(c.seed * 1000003 + 2 * i + 1), 1);
-      if (c.scheduler != Scheduler::kNone) osds_[i].scheduler = std::make_unique<DeviceScheduler>(c);
+      if (c.scheduler) osds_[i].scheduler = make_device_scheduler(c);
     }
     bool any_target = false;
     for (const StreamConfig& sc : c.streams) any_target = any_target || sc.target > 0;
-    per_stream_ = c.scheduler != Scheduler::kNone || any_target;
+    per_stream_ = c.scheduler || any_target;
     if (per_stream_) result_.stream_timeline.resize(c.streams.size());
     uint64_t objects = 0;
     streams_.resize(c.streams.size());
@@ -412,8 +412,9 @@ class Simulation {
     }
     const uint64_t handle = new_op(op);
     const devices::IoRequest io = io_of(op);
-    const auto queued =
-        osd.scheduler->enqueue(stream_of(op), handle, osd.scheduler->price(class_of(op), io.bytes), now());
+    const qbox::RequestClass request_class = class_of(op);
+    const double price = osd.scheduler->price(request_class, profiled_cost(c_, request_class, io.bytes));
+    const auto queued = osd.scheduler->enqueue(stream_of(op), handle, price, now());
     if (!queued.ok()) violation("scheduler refused a request: " + queued.error().to_string());
     dispatch(osd_id);
   }
@@ -449,7 +450,7 @@ class Simulation {
       if (op.kind == DeviceOp::kRead && separated_ && failed_osds_ == 0 &&
           schedule_.phase(osd.color, now()) != rails::Phase::kRead)
         result_.late_reads++;
-      osd.scheduler->on_submitted(now());
+      osd.scheduler->on_dispatch(now());
       events_.schedule(submit_data(osd, op).completion, kDeviceDone, osd_id, *handle);
     }
     const double ready = osd.scheduler->next_ready();

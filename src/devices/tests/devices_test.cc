@@ -2,21 +2,21 @@
 
 #include <algorithm>
 
-#include "sim/config.h"
 #include "devices/hdd.h"
+#include "devices/model_config.h"
 #include "devices/ssd.h"
 
 namespace erails::devices {
 namespace {
 
-SsdParams drive(const std::string& config, const std::string& name) {
-  auto c = erails::sim::load_config(std::string(ERAILS_DEVICE_MODELS) + "/" + config);
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-  return c.value().devices.at(name).ssd;
+SsdParams drive(const std::string& file, const std::string& name) {
+  auto models = load_models(std::string(ERAILS_DEVICE_MODELS) + "/" + file);
+  EXPECT_TRUE(models.ok()) << (models.ok() ? "" : models.error().message);
+  return models.value().at(name).ssd;
 }
 
-SsdParams drive_b() { return drive("test_drive_b.conf", "intel510"); }
-SsdParams drive_a() { return drive("test_drive_a.conf", "x25e"); }
+SsdParams drive_b() { return drive("intel510_drive_b.conf", "intel510"); }
+SsdParams drive_a() { return drive("intel_x25e_drive_a.conf", "x25e"); }
 
 // Keeps `depth` requests queued on the device (a closed loop) for `seconds`; returns the time the
 // last completed. `next` makes each request.

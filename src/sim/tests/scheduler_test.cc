@@ -23,7 +23,7 @@ std::string two_readers(const std::string& scheduler, const std::string& small, 
 }
 
 Expected<SimConfig> parse(const std::string& text) {
-  return parse_config(text, std::string(ERAILS_DEVICE_MODELS) + "/test.conf", file_include_loader());
+  return parse_config(text, std::string(ERAILS_DEVICE_MODELS) + "/test.conf", devices::file_include_loader());
 }
 
 RunResult run_text(const std::string& text, SimConfig* out = nullptr) {

@@ -19,7 +19,7 @@ std::string rails_config(const std::string& policy, const std::string& extra = "
 }
 
 RunResult run_text(const std::string& text, SimConfig* out = nullptr) {
-  auto c = parse_config(text, std::string(ERAILS_DEVICE_MODELS) + "/test.conf", file_include_loader());
+  auto c = parse_config(text, std::string(ERAILS_DEVICE_MODELS) + "/test.conf", devices::file_include_loader());
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
   if (out) *out = c.value();
   return run_simulation(c.value(), {});

@@ -31,19 +31,25 @@ def pytest_addoption(parser):
     group.addoption("--full", action="store_true",
                     default=os.environ.get("ERAILS_CLUSTER_FULL", "") == "1",
                     help="run the long version (env ERAILS_CLUSTER_FULL=1)")
+    group.addoption("--faults", action="store_true",
+                    default=os.environ.get("ERAILS_CLUSTER_FAULTS", "") == "1",
+                    help="run the rails fault suite, ~15 minutes (env ERAILS_CLUSTER_FAULTS=1)")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "full: only in the long version (--full)")
+    config.addinivalue_line("markers", "faults: only in the fault suite (--faults)")
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--full"):
-        return
-    skip = pytest.mark.skip(reason="long version only: pass --full or set ERAILS_CLUSTER_FULL=1")
-    for item in items:
-        if "full" in item.keywords:
-            item.add_marker(skip)
+    skips = {"full": pytest.mark.skip(reason="long version only: pass --full or set ERAILS_CLUSTER_FULL=1"),
+             "faults": pytest.mark.skip(reason="fault suite only: pass --faults or set ERAILS_CLUSTER_FAULTS=1")}
+    for marker, skip in skips.items():
+        if config.getoption(f"--{marker}"):
+            continue
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

@@ -30,6 +30,8 @@ class AckWorkload:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self.acked = {}
+        # (ack time, seconds the write took) of every acknowledged write, for stall measurements.
+        self.latencies = []
         self.failed = 0
         self._threads = [threading.Thread(target=self._write_loop, args=(i,), daemon=True)
                          for i in range(writers)]
@@ -49,6 +51,15 @@ class AckWorkload:
         with self._lock:
             return sum(1 for _, _, t in self.acked.values() if start <= t < end)
 
+    def ack_times_between(self, start, end):
+        with self._lock:
+            return sorted(t for t, _ in self.latencies if start <= t < end)
+
+    def latencies_between(self, start, end):
+        """How long each write acknowledged within [start, end) took."""
+        with self._lock:
+            return [latency for t, latency in self.latencies if start <= t < end]
+
     def _write_loop(self, writer):
         rng = random.Random(writer)
         with self._cluster.open_ioctx(self._pool) as ioctx:
@@ -57,15 +68,17 @@ class AckWorkload:
                 name = f"{self._prefix}-{writer}-{seq}"
                 seq += 1
                 data = random.Random(name).randbytes(rng.randint(1, self._max_size))
+                began = time.monotonic()
                 try:
                     ioctx.write_full(name, data)
                 except (rados.Error, OSError):
                     with self._lock:
                         self.failed += 1
                     continue
+                acked_at = time.monotonic()
                 with self._lock:
-                    self.acked[name] = (len(data), hashlib.sha256(data).hexdigest(),
-                                        time.monotonic())
+                    self.acked[name] = (len(data), hashlib.sha256(data).hexdigest(), acked_at)
+                    self.latencies.append((acked_at, acked_at - began))
 
 
 def verify_acked(cluster, pool, acked):

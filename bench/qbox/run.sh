@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # QBox's benchmarks (bench/qbox/README.md), by part, each writing its outputs to --out:
 #   simulated  figs. 3.2, 3.15, 3.16 and 3.17 on the simulated HDD and SSD (reproduce.sh, seconds)
-#   overhead   enqueue + dequeue cost per request, QBox and mClock (queue_overhead.csv, a minute)
+#   overhead   enqueue + dequeue cost per request, QBox and mClock (queue_overhead.csv, seconds)
 #   file       the same figures on this machine's disk (file.sh, about 11 minutes)
 #   rados      the same figures on a RADOS pool of a cluster of its own (rados.sh, about 11 minutes)
 #   all        every part, in this order

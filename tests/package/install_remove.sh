@@ -1,0 +1,146 @@
+#!/bin/bash
+# The Debian package, as an operator meets it: built with Debian's tooling from a clean copy of
+# the source tree, installed with apt, a 4-OSD cluster started from the installed files only (no
+# --plugin-dir, no mgr_module_path), the rails module enabled, colors made with the installed
+# rails-colors, a Rails pool created and an object written and read back; then the cluster is
+# stopped and the package removed, leaving none of its files behind.
+#
+#   install_remove.sh SOURCE_DIR WORK_DIR VERSION [PORT_BASE]
+#
+# Needs root, for apt. Exits 77 (skipped) without root, or when an erails package is already
+# installed: that one belongs to the machine's owner and is not touched. Apart from erails the
+# install changes no package (checked with apt's simulation first) and starts or restarts no
+# service; the cluster is its own daemons on 127.0.0.1 ports PORT_BASE.. (default 18600).
+set -euo pipefail
+src=$(cd "$1" && pwd)
+work=$2
+version=$3
+port_base=${4:-18600}
+jobs=${ERAILS_JOBS:-2}
+osds=4
+
+say() { echo "package test: $*"; }
+fail() { echo "package test: FAILED: $*" >&2; exit 1; }
+wait_until() {  # what timeout command...
+    local what=$1 deadline=$((SECONDS + $2)); shift 2
+    until "$@" >/dev/null 2>&1; do
+        ((SECONDS < deadline)) || fail "timed out waiting for $what"
+        sleep 1
+    done
+}
+
+if [[ $(id -u) -ne 0 ]]; then say "skipped: needs root to install the package"; exit 77; fi
+if dpkg-query -W -f='${db:Status-Abbrev}' erails 2>/dev/null | grep -q '^[ih]'; then
+    say "skipped: an erails package is already installed on this machine; leaving it alone"
+    exit 77
+fi
+began=$SECONDS
+apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 "$@"; }
+
+rm -rf "${work:?}"
+mkdir -p "$work/source"
+cluster=""
+installed=0
+cleanup() {
+    local status=$?
+    if [[ -n $cluster ]]; then
+        "$src/vstart-configs/stop.sh" --dir "$cluster" >/dev/null 2>&1 || true
+        ((status == 0)) && rm -rf "$cluster"
+    fi
+    if ((installed)); then apt_get remove -y -qq erails >/dev/null 2>&1 || true; fi
+    ((status == 0)) && rm -rf "$work/source" "$work"/object*
+    ((status == 0)) || echo "package test: logs kept in $work${cluster:+ and $cluster/log}" >&2
+}
+trap cleanup EXIT
+
+# The files git knows, as they are now (committed or not), without build trees or clusters.
+git -C "$src" ls-files -z --cached --others --exclude-standard \
+    | (cd "$src" && tar --null -T - --ignore-failed-read -cf - 2>/dev/null) \
+    | tar -C "$work/source" -xf -
+
+say "building the package ($jobs jobs, nocheck)"
+(cd "$work/source" && DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=$jobs" \
+    dpkg-buildpackage -b -us -uc -Pnocheck) >"$work/build.log" 2>&1 \
+    || { tail -40 "$work/build.log"; fail "dpkg-buildpackage failed; log: $work/build.log"; }
+deb=$work/erails_${version}_amd64.deb
+[[ -f $deb ]] || fail "expected $deb; built: $(ls "$work"/*.deb 2>/dev/null)"
+say "built $(basename "$deb") in $((SECONDS - began)) s"
+
+depends=$(dpkg-deb -f "$deb" Depends)
+for package in ceph-base ceph-mon ceph-osd ceph-mgr; do
+    have=$(dpkg-query -W -f='${Version}' "$package")
+    grep -qF "$package (= $have)" <<<"$depends" \
+        || fail "Depends does not pin $package to $have: $depends"
+done
+say "Depends: $depends"
+
+changes=$(apt_get install -s --no-install-recommends "$deb" | grep -E '^(Inst|Remv|Conf) ' \
+    | cut -d' ' -f1,2 | sort -u)
+[[ $changes == $'Conf erails\nInst erails' ]] \
+    || fail "installing would change other packages: $changes"
+installed=1
+apt_get install -y -qq --no-install-recommends "$deb" >"$work/install.log" 2>&1 \
+    || { cat "$work/install.log"; fail "apt-get install failed"; }
+mapfile -t files < <(dpkg -L erails | while read -r f; do [[ -f $f ]] && echo "$f"; done)
+
+ec_dir=$(ceph-conf -c /dev/null --show-config-value erasure_code_dir)
+mgr_dir=$(ceph-conf -c /dev/null --show-config-value mgr_module_path)
+for f in "$ec_dir/libec_erails.so" "$mgr_dir/rails/module.py" "$mgr_dir/rails/__init__.py" \
+         /usr/share/doc/erails/README.md.gz /usr/share/doc/erails/copyright; do
+    [[ -f $f ]] || fail "$f not installed"
+done
+for tool in rails-colors rails-timeline qbox-bench erails-sim; do
+    [[ $(command -v "$tool") == /usr/bin/$tool ]] || fail "$tool not installed in /usr/bin"
+    usage=$("$tool" --help 2>&1 || true)
+    grep -q "^usage: " <<<"$usage" || fail "the installed $tool does not run: $usage"
+done
+
+# The cluster sees only what the package installed: no plugin directory, no module path.
+unset ERAILS_PLUGIN_DIR
+cluster=$(mktemp -d /tmp/erails-package-XXXXXX)
+say "starting a $osds-OSD cluster in $cluster from the installed files"
+"$src/vstart-configs/start.sh" --dir "$cluster" --osds "$osds" --port-base "$port_base" \
+    --block-size 2G --timeout 120 >"$work/start.log" 2>&1 \
+    || { cat "$work/start.log"; fail "the cluster did not start"; }
+[[ $(readlink -f "$cluster/erasure-code/libec_erails.so") == "$ec_dir/libec_erails.so" ]] \
+    || fail "the cluster does not load the installed plugin"
+grep -q "preloaded:.* erails" "$work/start.log" \
+    || fail "erails not preloaded: $(tail -5 "$work/start.log")"
+export CEPH_CONF=$cluster/ceph.conf
+[[ $(ceph config get mgr mgr_module_path) == "$mgr_dir" ]] \
+    || fail "the mgr does not use Ceph's own module path"
+
+wait_until "the mgr to offer the rails module" 60 \
+    sh -c 'ceph mgr module ls -f json | grep -q "\"rails\""'
+ceph mgr module enable rails
+wait_until "ceph rails status" 90 ceph rails status
+
+rails-colors --colors "$osds" --apply >"$work/colors.log" 2>&1 \
+    || { cat "$work/colors.log"; fail "rails-colors --apply failed"; }
+ceph osd erasure-code-profile set railsprofile plugin=erails k=2 m=2 \
+    crush-colors=color0,color1,color2,color3
+ceph osd pool create railspool 8 8 erasure railsprofile >/dev/null
+wait_until "railspool in ceph rails status" 60 \
+    sh -c 'ceph rails status -f json | grep -q "\"railspool\""'
+
+head -c 1048576 /dev/urandom >"$work/object"
+timeout 120 rados -p railspool put object "$work/object" || fail "rados put failed"
+timeout 60 rados -p railspool get object "$work/object.read" || fail "rados get failed"
+cmp -s "$work/object" "$work/object.read" || fail "the object read back is not the one written"
+say "cluster from the installed files: rails module enabled, railspool written and read"
+
+"$src/vstart-configs/stop.sh" --dir "$cluster" >/dev/null
+rm -rf "$cluster"
+cluster=""
+
+installed=0
+apt_get remove -y -qq erails >"$work/remove.log" 2>&1 \
+    || { cat "$work/remove.log"; fail "apt-get remove failed"; }
+status=$(dpkg-query -W -f='${db:Status-Abbrev}' erails 2>/dev/null || true)
+[[ -z $status || $status == un* || $status == pn* ]] \
+    || fail "erails still known to dpkg as '$status'"
+left=()
+for f in "${files[@]}"; do [[ -e $f ]] && left+=("$f"); done
+for d in "$mgr_dir/rails" /usr/share/doc/erails; do [[ -e $d ]] && left+=("$d"); done
+((${#left[@]} == 0)) || fail "left behind after removal: ${left[*]}"
+say "removed; none of its ${#files[@]} files left ($((SECONDS - began)) s in all)"

@@ -5,15 +5,16 @@
 
 namespace erails::devices {
 
-std::string validate(const HddParams& p) {
+Status validate(const HddParams& p) {
   auto positive = [](double v) { return std::isfinite(v) && v > 0; };
-  if (!positive(p.capacity_bytes)) return "capacity_bytes must be > 0";
-  if (!positive(p.bandwidth)) return "bandwidth must be > 0 bytes/s";
-  if (!(p.avg_seek >= 0) || !std::isfinite(p.avg_seek)) return "avg_seek must be >= 0 seconds";
-  if (!positive(p.rpm)) return "rpm must be > 0";
-  if (p.ncq_depth < 1 || p.ncq_depth > 256) return "ncq_depth must be in 1..256";
-  if (!(p.sequential_window >= 0) || !std::isfinite(p.sequential_window)) return "sequential_window must be >= 0 bytes";
-  return "";
+  if (!positive(p.capacity_bytes)) return Error{"capacity_bytes", "capacity_bytes must be > 0"};
+  if (!positive(p.bandwidth)) return Error{"bandwidth", "bandwidth must be > 0 bytes/s"};
+  if (!(p.avg_seek >= 0) || !std::isfinite(p.avg_seek)) return Error{"avg_seek", "avg_seek must be >= 0 seconds"};
+  if (!positive(p.rpm)) return Error{"rpm", "rpm must be > 0"};
+  if (p.ncq_depth < 1 || p.ncq_depth > 256) return Error{"ncq_depth", "ncq_depth must be in 1..256"};
+  if (!(p.sequential_window >= 0) || !std::isfinite(p.sequential_window))
+    return Error{"sequential_window", "sequential_window must be >= 0 bytes"};
+  return Ok{};
 }
 
 IoResult HddModel::submit(double now, const IoRequest& req) {

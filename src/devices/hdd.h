@@ -12,6 +12,7 @@
 #include <deque>
 #include <string>
 
+#include "common/error.h"
 #include "devices/device.h"
 
 namespace erails::devices {
@@ -26,12 +27,12 @@ struct HddParams {
   double sequential_window = 0;     // bytes: a start within this distance of the last end is sequential
 };
 
-// Returns "" if p is valid, else a message naming the field and the accepted range.
-std::string validate(const HddParams& p);
+// An error names the field as its key, and its message the field and the accepted range.
+Status validate(const HddParams& p);
 
 class HddModel final : public Device {
  public:
-  // Precondition: validate(p) is empty.
+  // Precondition: validate(p).ok().
   explicit HddModel(const HddParams& p) : p_(p) {}
 
   IoResult submit(double now, const IoRequest& req) override;

@@ -75,18 +75,18 @@ Expected<KeyTable> ModelSections::open(bool is_ssd, const std::string& name, con
   return keys;
 }
 
-std::optional<Error> ModelSections::resolve_bases() {
+Status ModelSections::resolve_bases() {
   std::set<std::string> resolved;
   for (const auto& entry : models_)
-    if (auto e = resolve(entry.first, {}, resolved)) return e;
-  return std::nullopt;
+    if (auto s = resolve(entry.first, {}, resolved); !s.ok()) return s;
+  return Ok{};
 }
 
 // `chain`: the devices whose bases led here, outermost first.
-std::optional<Error> ModelSections::resolve(const std::string& name, std::vector<std::string> chain,
-                                            std::set<std::string>& resolved) {
+Status ModelSections::resolve(const std::string& name, std::vector<std::string> chain,
+                              std::set<std::string>& resolved) {
   DeviceModel& d = models_.at(name);
-  if (d.base.empty() || resolved.count(name)) return std::nullopt;
+  if (d.base.empty() || resolved.count(name)) return Ok{};
   const Place& at = base_line(name);
   const char* kind = d.is_ssd ? "ssd" : "hdd";
   auto accepted = [&] {
@@ -105,14 +105,14 @@ std::optional<Error> ModelSections::resolve(const std::string& name, std::vector
   if (static_cast<int>(chain.size()) > kMaxBaseLinks)
     return Error{"base", at.prefix() + "bases chained deeper than " + std::to_string(kMaxBaseLinks) +
                              "; accepted: at most " + std::to_string(kMaxBaseLinks) + " links"};
-  if (auto e = resolve(d.base, chain, resolved)) return e;
+  if (auto s = resolve(d.base, chain, resolved); !s.ok()) return s;
   DeviceModel derived = base->second;
   derived.ssd.name = derived.hdd.name = name;
   KeyTable keys = device_keys(derived);
   for (const auto& [line, value] : lines_[name]) keys.at(line.key)(line, value);  // checked when read
   d = derived;
   resolved.insert(name);
-  return std::nullopt;
+  return Ok{};
 }
 
 const Place& ModelSections::base_line(const std::string& device) {
@@ -136,13 +136,14 @@ std::vector<std::string> ModelSections::base_candidates(const std::string& devic
   return out;
 }
 
-std::optional<Error> check_models(const DeviceModels& models, const std::string& origin) {
+Status check_models(const DeviceModels& models, const std::string& origin) {
   for (const auto& [name, d] : models) {
-    const std::string problem = d.is_ssd ? validate(d.ssd) : validate(d.hdd);
-    if (!problem.empty())
-      return Error{"device", origin + ": [" + std::string(d.is_ssd ? "ssd " : "hdd ") + name + "] " + problem};
+    const Status valid = d.is_ssd ? validate(d.ssd) : validate(d.hdd);
+    if (!valid.ok())
+      return Error{"device", origin + ": [" + std::string(d.is_ssd ? "ssd " : "hdd ") + name + "] " +
+                                 valid.error().message};
   }
-  return std::nullopt;
+  return Ok{};
 }
 
 Expected<DeviceModels> parse_models(std::string_view text, const std::string& origin, const IncludeLoader& loader) {
@@ -155,8 +156,8 @@ Expected<DeviceModels> parse_models(std::string_view text, const std::string& or
     return sections.open(type == "ssd", name, at);
   };
   if (auto e = read_config(text, origin, loader, open)) return *e;
-  if (auto e = sections.resolve_bases()) return *e;
-  if (auto e = check_models(sections.models(), origin)) return *e;
+  if (auto s = sections.resolve_bases(); !s.ok()) return s.error();
+  if (auto s = check_models(sections.models(), origin); !s.ok()) return s.error();
   return std::move(sections.models());
 }
 

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -51,14 +50,13 @@ class ModelSections {
   // Gives every device with a base its final values: the base's (resolved first), then the
   // device's own lines replayed on top, so a base may be defined after the device or in another
   // file, and the order of keys in a section does not matter. Call once, after the last open().
-  std::optional<Error> resolve_bases();
+  Status resolve_bases();
 
   // The devices read so far; after resolve_bases(), final.
   DeviceModels& models() { return models_; }
 
  private:
-  std::optional<Error> resolve(const std::string& name, std::vector<std::string> chain,
-                               std::set<std::string>& resolved);
+  Status resolve(const std::string& name, std::vector<std::string> chain, std::set<std::string>& resolved);
   const Place& base_line(const std::string& device);
   std::vector<std::string> base_candidates(const std::string& device) const;
 
@@ -69,7 +67,7 @@ class ModelSections {
 
 // The first invalid model (devices/ssd.h's and devices/hdd.h's validate), as an error reported
 // against `origin`, the file that was read.
-std::optional<Error> check_models(const DeviceModels& models, const std::string& origin);
+Status check_models(const DeviceModels& models, const std::string& origin);
 
 // Reads a model file (reported as `origin`) and what it includes, which may hold [ssd] and [hdd]
 // sections only; returns the resolved and checked models or the first error. `loader` may be

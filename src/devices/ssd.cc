@@ -11,27 +11,30 @@ bool positive(double v) { return std::isfinite(v) && v > 0; }
 
 }  // namespace
 
-std::string validate(const SsdParams& p) {
-  if (!positive(p.capacity_bytes)) return "capacity_bytes must be > 0";
-  if (!positive(p.spare_bytes)) return "spare_bytes must be > 0";
-  if (p.parallelism < 1 || p.parallelism > 64) return "parallelism must be in 1..64";
-  if (!(p.read_latency >= 0) || !std::isfinite(p.read_latency)) return "read_latency must be >= 0 seconds";
-  if (!(p.write_latency >= 0) || !std::isfinite(p.write_latency)) return "write_latency must be >= 0 seconds";
-  if (!positive(p.read_bandwidth)) return "read_bandwidth must be > 0 bytes/s";
-  if (!positive(p.write_bandwidth)) return "write_bandwidth must be > 0 bytes/s";
-  if (!positive(p.gc_copy_bandwidth)) return "gc_copy_bandwidth must be > 0 bytes/s";
-  if (!positive(p.gc_erase_bandwidth)) return "gc_erase_bandwidth must be > 0 bytes/s";
-  if (!positive(p.gc_low_free_bytes)) return "gc_low_free_bytes must be > 0";
+Status validate(const SsdParams& p) {
+  if (!positive(p.capacity_bytes)) return Error{"capacity_bytes", "capacity_bytes must be > 0"};
+  if (!positive(p.spare_bytes)) return Error{"spare_bytes", "spare_bytes must be > 0"};
+  if (p.parallelism < 1 || p.parallelism > 64) return Error{"parallelism", "parallelism must be in 1..64"};
+  if (!(p.read_latency >= 0) || !std::isfinite(p.read_latency))
+    return Error{"read_latency", "read_latency must be >= 0 seconds"};
+  if (!(p.write_latency >= 0) || !std::isfinite(p.write_latency))
+    return Error{"write_latency", "write_latency must be >= 0 seconds"};
+  if (!positive(p.read_bandwidth)) return Error{"read_bandwidth", "read_bandwidth must be > 0 bytes/s"};
+  if (!positive(p.write_bandwidth)) return Error{"write_bandwidth", "write_bandwidth must be > 0 bytes/s"};
+  if (!positive(p.gc_copy_bandwidth)) return Error{"gc_copy_bandwidth", "gc_copy_bandwidth must be > 0 bytes/s"};
+  if (!positive(p.gc_erase_bandwidth)) return Error{"gc_erase_bandwidth", "gc_erase_bandwidth must be > 0 bytes/s"};
+  if (!positive(p.gc_low_free_bytes)) return Error{"gc_low_free_bytes", "gc_low_free_bytes must be > 0"};
   if (!(p.gc_target_free_bytes > p.gc_low_free_bytes) || !std::isfinite(p.gc_target_free_bytes))
-    return "gc_target_free_bytes must be > gc_low_free_bytes";
-  if (!positive(p.gc_event_min)) return "gc_event_min must be > 0 seconds";
+    return Error{"gc_target_free_bytes", "gc_target_free_bytes must be > gc_low_free_bytes"};
+  if (!positive(p.gc_event_min)) return Error{"gc_event_min", "gc_event_min must be > 0 seconds"};
   if (!(p.gc_event_max >= p.gc_event_min) || !std::isfinite(p.gc_event_max))
-    return "gc_event_max must be >= gc_event_min";
-  if (!(p.bg_gc_interval >= 0) || !std::isfinite(p.bg_gc_interval)) return "bg_gc_interval must be >= 0 seconds";
+    return Error{"gc_event_max", "gc_event_max must be >= gc_event_min"};
+  if (!(p.bg_gc_interval >= 0) || !std::isfinite(p.bg_gc_interval))
+    return Error{"bg_gc_interval", "bg_gc_interval must be >= 0 seconds"};
   if (!positive(p.region_bytes) || p.capacity_bytes / p.region_bytes > 1e7)
-    return "region_bytes must be > 0 and at least capacity_bytes / 1e7";
-  if (!(p.initial_footprint >= 0 && p.initial_footprint <= 1)) return "initial_footprint must be in 0..1";
-  return "";
+    return Error{"region_bytes", "region_bytes must be > 0 and at least capacity_bytes / 1e7"};
+  if (!(p.initial_footprint >= 0 && p.initial_footprint <= 1)) return Error{"initial_footprint", "initial_footprint must be in 0..1"};
+  return Ok{};
 }
 
 SsdModel::SsdModel(const SsdParams& p)

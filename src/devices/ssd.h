@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "devices/device.h"
 #include "devices/drive_b_defaults.h"
 #include "devices/rng.h"
@@ -53,12 +54,12 @@ struct SsdParams {
   uint64_t seed = 1;
 };
 
-// Returns "" if p is valid, else a message naming the field and the accepted range.
-std::string validate(const SsdParams& p);
+// An error names the field as its key, and its message the field and the accepted range.
+Status validate(const SsdParams& p);
 
 class SsdModel final : public Device {
  public:
-  // Precondition: validate(p) is empty.
+  // Precondition: validate(p).ok().
   explicit SsdModel(const SsdParams& p);
 
   IoResult submit(double now, const IoRequest& req) override;

@@ -225,7 +225,7 @@ std::optional<Error> check(SimConfig& c, const std::string& origin) {
     if (j == c.devices.end())
       return fail("journal_device", "[cluster] journal_device '" + c.journal_device + "' is not a defined device");
   }
-  if (auto e = devices::check_models(c.devices, origin)) return e;
+  if (auto s = devices::check_models(c.devices, origin); !s.ok()) return s.error();
   if (static_cast<int64_t>(n) * c.osds_per_color > 100000)
     return fail("osds_per_color", "(k+m) * osds_per_color exceeds 100000 OSDs");
   if (c.streams.empty()) return fail("stream", "no [stream NAME] section; accepted: at least one");
@@ -276,7 +276,7 @@ Expected<SimConfig> parse_config(std::string_view text, const std::string& origi
     return sections.open(type, name, at);
   };
   if (auto e = devices::read_config(text, origin, loader, open)) return *e;
-  if (auto e = sections.models().resolve_bases()) return *e;
+  if (auto s = sections.models().resolve_bases(); !s.ok()) return s.error();
   c.devices = std::move(sections.models().models());
   for (size_t i = 0; i < c.streams.size(); ++i)
     if (!c.streams[i].trace.empty() && c.streams[i].trace.front() != '/')

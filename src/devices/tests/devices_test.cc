@@ -73,7 +73,7 @@ TEST(Ssd, DriveAInheritsDriveBsGcEventsAndKeepsItsOwnSize) {
   EXPECT_EQ(a.capacity_bytes, 65e9);
   EXPECT_EQ(a.gc_event_max, b.gc_event_max);
   EXPECT_EQ(a.bg_gc_interval, b.bg_gc_interval);
-  EXPECT_EQ(validate(a), "");
+  EXPECT_TRUE(validate(a).ok());
 }
 
 TEST(Ssd, NarrowRangeWritesBarelyBlock) {
@@ -142,11 +142,11 @@ TEST(Ssd, BusyReadsRightAfterWritesMeetLeftoverGc) {
 TEST(Ssd, ValidationNamesTheField) {
   SsdParams p = drive_b();
   p.gc_target_free_bytes = p.gc_low_free_bytes;
-  EXPECT_NE(validate(p).find("gc_target_free_bytes"), std::string::npos);
+  EXPECT_EQ(validate(p).error().key, "gc_target_free_bytes");
   p = drive_b();
   p.parallelism = 0;
-  EXPECT_NE(validate(p).find("parallelism"), std::string::npos);
-  EXPECT_EQ(validate(drive_b()), "");
+  EXPECT_EQ(validate(p).error().key, "parallelism");
+  EXPECT_TRUE(validate(drive_b()).ok());
 }
 
 TEST(Hdd, SequentialIsOrdersOfMagnitudeCheaperThanRandom) {
@@ -175,7 +175,8 @@ TEST(Hdd, DeeperQueuesShortenRandomAccess) {
 TEST(Hdd, ValidationNamesTheField) {
   HddParams p;
   p.ncq_depth = 0;
-  EXPECT_NE(validate(p).find("ncq_depth"), std::string::npos);
+  EXPECT_EQ(validate(p).error().key, "ncq_depth");
+  EXPECT_EQ(validate(p).error().message, "ncq_depth must be in 1..256");
 }
 
 }  // namespace

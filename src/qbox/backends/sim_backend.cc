@@ -14,8 +14,8 @@ Expected<std::unique_ptr<SimBackend>> SimBackend::hdd(int ncq, double capacity_b
   erails::devices::HddParams params;
   params.ncq_depth = ncq;
   if (capacity_bytes > 0) params.capacity_bytes = capacity_bytes;
-  if (const std::string problem = erails::devices::validate(params); !problem.empty()) {
-    return Error{"hdd", problem};
+  if (const Status valid = erails::devices::validate(params); !valid.ok()) {
+    return Error{"hdd", valid.error().message};
   }
   const auto capacity = static_cast<std::uint64_t>(params.capacity_bytes) / 4096 * 4096;
   return std::unique_ptr<SimBackend>(
@@ -25,8 +25,8 @@ Expected<std::unique_ptr<SimBackend>> SimBackend::hdd(int ncq, double capacity_b
 Expected<std::unique_ptr<SimBackend>> SimBackend::ssd(double capacity_bytes) {
   erails::devices::SsdParams params;
   if (capacity_bytes > 0) params.capacity_bytes = capacity_bytes;
-  if (const std::string problem = erails::devices::validate(params); !problem.empty()) {
-    return Error{"ssd", problem};
+  if (const Status valid = erails::devices::validate(params); !valid.ok()) {
+    return Error{"ssd", valid.error().message};
   }
   const auto capacity = static_cast<std::uint64_t>(params.capacity_bytes) / 4096 * 4096;
   return std::unique_ptr<SimBackend>(

@@ -2,16 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <memory>
 
-#include "sim/device_scheduler.h"
-#include "devices/hdd.h"
 #include "devices/rng.h"
-#include "devices/ssd.h"
-#include "sim/event_queue.h"
 #include "rails/read_selection.h"
 #include "rails/schedule.h"
+#include "sim/device_scheduler.h"
+#include "sim/event_queue.h"
+#include "sim/held_writes.h"
+#include "sim/invariants.h"
+#include "sim/osds.h"
+#include "sim/placement.h"
+#include "sim/pool.h"
+#include "sim/read_blocked.h"
 #include "sim/version_table.h"
 
 namespace erails::sim {
@@ -30,43 +33,13 @@ enum EventType : uint32_t {
   kDispatch,      // a = osd: an mclock head held back by its limit may be eligible now
 };
 
-uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
-
 constexpr double kRetrySeconds = 0.01;
-
-struct HeldWrite {
-  uint64_t object;
-  uint32_t version;
-  uint32_t bytes;
-  int shard;
-  uint32_t stream;  // whose write it is: the scheduler charges the flush to that stream
-};
 
 // A request waiting in (or dispatched by) an OSD's scheduler, and what its completion means.
 struct DeviceOp {
   enum Kind : uint8_t { kRead, kDirectWrite, kApply } kind;
   int shard;
   uint64_t id;  // the client request (kRead, kDirectWrite) or the flight (kApply)
-};
-
-struct Osd {
-  int color = 0;
-  std::unique_ptr<devices::Device> data;
-  std::unique_ptr<devices::Device> journal;
-  uint64_t journal_head = 0;
-  double held_bytes = 0;              // journaled or journaling, not yet on the data device
-  std::deque<HeldWrite> to_apply;     // journaled, waiting for the write phase
-  std::deque<std::pair<uint64_t, int>> throttled;  // (request, shard) waiting for budget
-  int applying = 0;
-  bool down = false;
-  std::unique_ptr<qbox::Scheduler> scheduler;  // null with scheduler none: submit in arrival order
-  double retry_at = -1;                        // a kDispatch event is pending for this time
 };
 
 struct Request {
@@ -80,34 +53,9 @@ struct Request {
   double issued;
 };
 
-struct StreamState {
-  uint64_t first_object = 0;  // streams address disjoint object ranges
-  uint64_t next_sequential = 0;
-  uint64_t issued = 0;
-  size_t trace_index = 0;
-  const std::vector<TraceRecord>* trace = nullptr;
-};
-
-// `slowdown` >= 1 stretches every latency and transfer time of the device by that factor.
-std::unique_ptr<devices::Device> make_device(const devices::DeviceModel& d, uint64_t seed, double slowdown) {
-  if (!d.is_ssd) {
-    devices::HddParams p = d.hdd;
-    p.bandwidth /= slowdown;
-    p.avg_seek *= slowdown;
-    p.rpm /= slowdown;
-    return std::make_unique<devices::HddModel>(p);
-  }
-  devices::SsdParams p = d.ssd;
-  p.seed = seed;
-  p.read_latency *= slowdown;
-  p.write_latency *= slowdown;
-  p.read_bandwidth /= slowdown;
-  p.write_bandwidth /= slowdown;
-  p.gc_copy_bandwidth /= slowdown;
-  p.gc_erase_bandwidth /= slowdown;
-  return std::make_unique<devices::SsdModel>(p);
-}
-
+// The event loop and the life of every request: a client request becomes shard reads or shard
+// writes; those go to data devices (through the OSD's scheduler, if any) or, under rails and
+// erails, through the journal into the OSD's held writes, applied in write phases.
 class Simulation {
  public:
   Simulation(const SimConfig& c, const Traces& traces)
@@ -115,46 +63,25 @@ class Simulation {
         n_(c.k + c.m),
         separated_(c.policy != Policy::kNone),
         schedule_(make_schedule(c)),
-        rng_(c.seed) {
+        placement_(c.pgs, c.osds_per_color),
+        rng_(c.seed),
+        osds_(make_osds(c)),
+        streams_(c.streams, traces) {
     result_.interval = c.timeline_interval;
-    const int osds = n_ * c.osds_per_color;
-    osds_.resize(osds);
-    devices::Rng slow_draw(mix(c.seed ^ 0x51017));
-    for (int i = 0; i < osds; ++i) {
-      osds_[i].color = i / c.osds_per_color;
-      double slowdown = 1, u = slow_draw.uniform();
-      for (const SlowConfig& slow : c.slow) {
-        if (u < slow.fraction) {
-          slowdown = slow.factor;
-          result_.slow_osds++;
-          break;
-        }
-        u -= slow.fraction;
-      }
-      osds_[i].data = make_device(c.devices.at(c.data_device), mix(c.seed * 1000003 + 2 * i), slowdown);
-      if (!c.journal_device.empty())
-        osds_[i].journal = make_device(c.devices.at(c.journal_device), mix(c.seed * 1000003 + 2 * i + 1), 1);
-      if (c.scheduler) osds_[i].scheduler = make_device_scheduler(c);
-    }
+    for (const Osd& osd : osds_) result_.slow_osds += osd.slow;
     bool any_target = false;
     for (const StreamConfig& sc : c.streams) any_target = any_target || sc.target > 0;
     per_stream_ = c.scheduler || any_target;
     if (per_stream_) result_.stream_timeline.resize(c.streams.size());
-    uint64_t objects = 0;
-    streams_.resize(c.streams.size());
-    for (size_t s = 0; s < c.streams.size(); ++s) {
-      streams_[s].first_object = objects;
-      objects += c.streams[s].objects;
-      if (c.streams[s].kind == StreamKind::kTrace) streams_[s].trace = &traces.at(c.streams[s].trace);
-    }
-    versions_ = std::make_unique<VersionTable>(objects, n_);
+    versions_ = std::make_unique<VersionTable>(streams_.objects(), n_);
     for (const FailureConfig& f : c.failures) events_.schedule(f.at, kOsdFails, static_cast<uint32_t>(f.osd));
     for (int i = 0; i < c.k; ++i) data_shards_.push_back(i);
     for (int i = 0; i < n_; ++i) all_shards_.push_back(i);
   }
 
   RunResult run() {
-    for (size_t s = 0; s < c_.streams.size(); ++s) start_stream(static_cast<uint32_t>(s));
+    for (uint32_t s = 0; s < c_.streams.size(); ++s)
+      for (double t : streams_.first_arrivals(s, rng_)) events_.schedule(t, kStreamNext, s);
     if (separated_) events_.schedule(0, kScheduleTick);
     while (!events_.empty()) {
       const Event e = events_.pop();
@@ -193,97 +120,34 @@ class Simulation {
 
   double now() const { return events_.now(); }
 
-  int osd_of(uint64_t object, int shard) const {
-    const uint64_t pg = mix(object) % static_cast<uint64_t>(c_.pgs);
-    const auto within = static_cast<int>(mix(pg * 64 + shard + 1) % static_cast<uint64_t>(c_.osds_per_color));
-    return shard * c_.osds_per_color + within;
-  }
-
-  TimelineRow& row(double t) {
-    const auto i = static_cast<size_t>(t / c_.timeline_interval);
-    if (i >= result_.timeline.size()) result_.timeline.resize(i + 1);
-    return result_.timeline[i];
-  }
-
-  void violation(const std::string& what) {
-    if (result_.first_violations.size() < 10) result_.first_violations.push_back(what);
-    result_.invariant_violations++;
-  }
+  void violation(const std::string& what) { record_violation(result_, what); }
 
   // ---- clients ----
 
-  void start_stream(uint32_t s) {
-    const StreamConfig& sc = c_.streams[s];
-    switch (sc.kind) {
-      case StreamKind::kClosed:
-        for (int i = 0; i < sc.outstanding; ++i) events_.schedule(sc.start, kStreamNext, s);
-        break;
-      case StreamKind::kOpen:
-        events_.schedule(sc.start + exponential(sc.rate), kStreamNext, s);
-        break;
-      case StreamKind::kTrace:
-        events_.schedule(sc.start + streams_[s].trace->front().time / sc.trace_speed, kStreamNext, s);
-        break;
-    }
-  }
-
-  double exponential(double rate) { return -std::log(1 - rng_.uniform()) / rate; }
-
-  bool stream_open(uint32_t s) const {
-    const StreamConfig& sc = c_.streams[s];
-    return now() < sc.stop && now() < c_.duration && (sc.max_requests == 0 || streams_[s].issued < sc.max_requests);
-  }
-
   void issue_from_stream(uint32_t s) {
-    if (!stream_open(s)) return;
-    const StreamConfig& sc = c_.streams[s];
-    StreamState& st = streams_[s];
-    bool is_read;
-    uint64_t object;
-    uint32_t bytes = sc.size;
-    if (sc.kind == StreamKind::kTrace) {
-      const TraceRecord& r = (*st.trace)[st.trace_index++];
-      is_read = r.operation == Operation::read;
-      object = (r.offset / sc.size) % sc.objects;
-      bytes = r.size;
-      if (st.trace_index < st.trace->size())
-        events_.schedule(sc.start + (*st.trace)[st.trace_index].time / sc.trace_speed, kStreamNext, s);
-    } else {
-      is_read = sc.read_fraction >= 1 || rng_.uniform() < sc.read_fraction;
-      object = sc.sequential ? st.next_sequential++ % sc.objects : rng_.below(sc.objects);
-      if (sc.kind == StreamKind::kOpen) events_.schedule(now() + exponential(sc.rate), kStreamNext, s);
-    }
-    st.issued++;
-    issue(s, is_read, st.first_object + object, bytes);
+    if (!streams_.may_issue(s, now(), c_.duration)) return;
+    const Arrival arrival = streams_.next(s, now(), rng_);
+    if (arrival.next_at) events_.schedule(*arrival.next_at, kStreamNext, s);
+    issue(s, arrival.request);
   }
 
-  uint64_t new_request(const Request& r) {
-    if (!free_requests_.empty()) {
-      const uint64_t id = free_requests_.back();
-      free_requests_.pop_back();
-      requests_[id] = r;
-      return id;
-    }
-    requests_.push_back(r);
-    return requests_.size() - 1;
-  }
-
-  void issue(uint32_t stream, bool is_read, uint64_t object, uint32_t bytes) {
-    const auto shard_bytes = static_cast<uint32_t>((bytes + c_.k - 1) / c_.k);
-    if (is_read) {
-      read(new_request({stream, true, object, versions_->object(object).acked, shard_bytes, bytes, 0, now()}));
+  void issue(uint32_t stream, const ClientRequest& cr) {
+    const auto shard_bytes = static_cast<uint32_t>((cr.bytes + c_.k - 1) / c_.k);
+    if (cr.operation == Operation::read) {
+      read(requests_.add({stream, true, cr.object, versions_->object(cr.object).acked, shard_bytes, cr.bytes, 0, now()}));
     } else {
-      write(new_request({stream, false, object, ++versions_->object(object).next, shard_bytes, bytes, n_, now()}));
+      write(requests_.add(
+          {stream, false, cr.object, ++versions_->object(cr.object).next, shard_bytes, cr.bytes, n_, now()}));
     }
     outstanding_requests_++;
   }
 
   void complete(uint64_t id) {
     const Request r = requests_[id];
-    free_requests_.push_back(id);
+    requests_.release(id);
     outstanding_requests_--;
     const double latency = now() - r.issued;
-    TimelineRow& tr = row(now());
+    TimelineRow& tr = timeline_row(result_, now());
     if (r.is_read) {
       result_.reads++;
       result_.read_latency.add(latency);
@@ -314,7 +178,7 @@ class Simulation {
     if (failed_osds_ == 0) return all_shards_;
     available_.clear();
     for (int shard = 0; shard < n_; ++shard)
-      if (!osds_[osd_of(object, shard)].down) available_.push_back(shard);
+      if (!osds_[placement_.osd_of(object, shard)].down) available_.push_back(shard);
     return available_;
   }
 
@@ -344,7 +208,7 @@ class Simulation {
       shards = &chosen_;
       if (choice.value().write_phase_shards > 0) {
         result_.mixed_reads++;
-        row(now()).mixed_reads++;
+        timeline_row(result_, now()).mixed_reads++;
         if (failed_osds_ == 0)
           violation("read at t=" + std::to_string(now()) + " used write-phase shards with no OSD failed");
       }
@@ -356,9 +220,9 @@ class Simulation {
   // Fewer than k shards of the object are up: the request fails (Ceph would block or return EIO).
   void unavailable(uint64_t id) {
     result_.unavailable_requests++;
-    free_requests_.push_back(id);
-    outstanding_requests_--;
     const uint32_t stream = requests_[id].stream;
+    requests_.release(id);
+    outstanding_requests_--;
     // A closed-loop client retries after a client-side timeout rather than spinning at one instant.
     if (c_.streams[stream].kind == StreamKind::kClosed) events_.schedule(now() + kRetrySeconds, kStreamNext, stream);
   }
@@ -366,7 +230,7 @@ class Simulation {
   void read_shard(uint64_t id, int shard) {
     const Request& r = requests_[id];
     const ShardVersions& slot = versions_->shard(r.object, shard);
-    if (std::max(slot.held, slot.on_device) < r.version)
+    if (misses_acknowledged(slot, r.version))
       violation("read of object " + std::to_string(r.object) + " shard " + std::to_string(shard) +
                 " would miss acknowledged version " + std::to_string(r.version));
     if (slot.held > slot.on_device) {
@@ -375,13 +239,17 @@ class Simulation {
       events_.schedule(now(), kShardRead, 0, id);
       return;
     }
-    const int osd_id = osd_of(r.object, shard);
+    const int osd_id = placement_.osd_of(r.object, shard);
     Osd& osd = osds_[osd_id];
     // Checked where the OSD is chosen; a scheduler may still hold the read past a switch, and
     // dispatch counts that separately (late_reads).
     if (separated_ && failed_osds_ == 0 && schedule_.phase(osd.color, now()) != rails::Phase::kRead)
       violation("device read on write-phase color " + std::to_string(osd.color));
     to_data_device(osd_id, {DeviceOp::kRead, shard, id});
+  }
+
+  void shard_done(uint64_t id) {
+    if (--requests_[id].pending == 0) complete(id);
   }
 
   // ---- data devices: straight to the model, or through the OSD's scheduler ----
@@ -410,7 +278,7 @@ class Simulation {
       }
       return;
     }
-    const uint64_t handle = new_op(op);
+    const uint64_t handle = ops_.add(op);
     const devices::IoRequest io = io_of(op);
     const qbox::RequestClass request_class = class_of(op);
     const double price = osd.scheduler->price(request_class, profiled_cost(c_, request_class, io.bytes));
@@ -429,7 +297,7 @@ class Simulation {
   devices::IoResult submit_data(Osd& osd, const DeviceOp& op) {
     const devices::IoResult io = osd.data->submit(now(), io_of(op));
     result_.device_ops++;
-    if (op.kind == DeviceOp::kRead && io.gc_wait > 0) note_read_blocked(now(), now() + io.gc_wait);
+    if (op.kind == DeviceOp::kRead && io.gc_wait > 0) read_blocked_.add(now(), now() + io.gc_wait, result_);
     return io;
   }
 
@@ -440,10 +308,9 @@ class Simulation {
       if (op.kind == DeviceOp::kApply && !schedule_.may_apply_writes(osd.color, now())) {
         // Queued in the write phase, its turn came after the switch (or in the guard): it waits,
         // first in line, for the next write phase; its price stays charged.
-        osd.to_apply.push_front(flights_[op.id]);
-        free_flights_.push_back(op.id);
-        free_ops_.push_back(*handle);
-        osd.applying--;
+        osd.held.put_back(flights_[op.id]);
+        flights_.release(op.id);
+        ops_.release(*handle);
         osd.scheduler->give_back();
         continue;
       }
@@ -463,7 +330,7 @@ class Simulation {
 
   void device_done(uint32_t osd_id, uint64_t handle) {
     const DeviceOp op = ops_[handle];
-    free_ops_.push_back(handle);
+    ops_.release(handle);
     osds_[osd_id].scheduler->on_completion(class_of(op), now());
     switch (op.kind) {
       case DeviceOp::kRead: shard_done(op.id); break;
@@ -471,42 +338,6 @@ class Simulation {
       case DeviceOp::kApply: applied(osd_id, op.id); break;
     }
     dispatch(osd_id);
-  }
-
-  uint64_t new_op(const DeviceOp& op) {
-    if (!free_ops_.empty()) {
-      const uint64_t id = free_ops_.back();
-      free_ops_.pop_back();
-      ops_[id] = op;
-      return id;
-    }
-    ops_.push_back(op);
-    return ops_.size() - 1;
-  }
-
-  // Union of intervals during which some read waited on GC; intervals arrive by start time.
-  void note_read_blocked(double from, double to) {
-    if (from > blocked_to_) {
-      flush_blocked();
-      blocked_from_ = from;
-    }
-    blocked_to_ = std::max(blocked_to_, to);
-  }
-  void flush_blocked() {
-    if (blocked_to_ <= blocked_from_) return;
-    result_.read_gc_blocked += blocked_to_ - blocked_from_;
-    // Attribute to timeline rows, splitting at interval edges.
-    for (double t = blocked_from_; t < blocked_to_;) {
-      const double edge = (std::floor(t / c_.timeline_interval) + 1) * c_.timeline_interval;
-      const double until = std::min(edge, blocked_to_);
-      row(t).read_gc_blocked += until - t;
-      t = until;
-    }
-    blocked_from_ = blocked_to_;
-  }
-
-  void shard_done(uint64_t id) {
-    if (--requests_[id].pending == 0) complete(id);
   }
 
   // ---- writes ----
@@ -520,10 +351,11 @@ class Simulation {
     // Degraded write: shards on down OSDs are skipped (no recovery is modelled).
     requests_[id].pending = static_cast<int>(available.size());
     for (int shard : available) {
-      if (separated_) {
-        admit(osd_of(requests_[id].object, shard), id, shard);
-      } else {
-        to_data_device(osd_of(requests_[id].object, shard), {DeviceOp::kDirectWrite, shard, id});
+      const int osd_id = placement_.osd_of(requests_[id].object, shard);
+      if (!separated_) {
+        to_data_device(osd_id, {DeviceOp::kDirectWrite, shard, id});
+      } else if (osds_[osd_id].held.admit({id, shard, requests_[id].shard_bytes})) {
+        journal(osds_[osd_id], id, shard);
       }
     }
   }
@@ -535,24 +367,13 @@ class Simulation {
     shard_done(id);
   }
 
-  // Journals the shard if the OSD's budget has room, else queues it until held writes drain.
-  void admit(int osd_id, uint64_t id, int shard) {
-    Osd& osd = osds_[osd_id];
-    const Request& r = requests_[id];
-    if (!osd.throttled.empty() || osd.held_bytes + r.shard_bytes > c_.hold_budget) {
-      osd.throttled.emplace_back(id, shard);
-      return;
-    }
-    journal(osd, id, shard);
-  }
-
+  // Precondition: the OSD's held writes admitted the shard (its bytes are reserved).
   void journal(Osd& osd, uint64_t id, int shard) {
     const Request& r = requests_[id];
-    osd.held_bytes += r.shard_bytes;
     total_held_ += r.shard_bytes;
-    if (osd.held_bytes > c_.hold_budget) violation("held bytes above budget");
-    result_.max_osd_held = std::max(result_.max_osd_held, osd.held_bytes);
-    TimelineRow& tr = row(now());
+    if (osd.held.held_bytes() > c_.hold_budget) violation("held bytes above budget");
+    result_.max_osd_held = std::max(result_.max_osd_held, osd.held.held_bytes());
+    TimelineRow& tr = timeline_row(result_, now());
     tr.held_bytes_max = std::max(tr.held_bytes_max, total_held_);
     const devices::IoResult io = osd.journal->submit(now(), {Operation::write, osd.journal_head, r.shard_bytes});
     osd.journal_head += r.shard_bytes;
@@ -562,65 +383,45 @@ class Simulation {
 
   void journaled(uint64_t id, int shard) {
     const Request& r = requests_[id];
-    const int osd_id = osd_of(r.object, shard);
+    const int osd_id = placement_.osd_of(r.object, shard);
     Osd& osd = osds_[osd_id];
     if (osd.down) {
       // Journaled just as the OSD died: it will never be applied; memory is released.
-      osd.held_bytes -= r.shard_bytes;
+      osd.held.release(r.shard_bytes);
       total_held_ -= r.shard_bytes;
       shard_done(id);
       return;
     }
     uint32_t& v = versions_->shard(r.object, shard).held;
     v = std::max(v, r.version);
-    osd.to_apply.push_back({r.object, r.version, r.shard_bytes, shard, r.stream});
+    osd.held.hold({r.object, r.version, r.shard_bytes, shard, r.stream});
     held_writes_++;
     shard_done(id);
     apply_held(osd_id);
   }
 
-
   void apply_held(int osd_id) {
     Osd& osd = osds_[osd_id];
-    while (osd.applying < c_.flush_depth && !osd.to_apply.empty() && schedule_.may_apply_writes(osd.color, now())) {
-      const HeldWrite w = osd.to_apply.front();
-      osd.to_apply.pop_front();
-      osd.applying++;
+    if (osd.held.held() == 0 || !schedule_.may_apply_writes(osd.color, now())) return;
+    while (const auto w = osd.held.start_apply(c_.flush_depth)) {
       // Held for seconds, the shard's version record is out of cache by now; applied() updates it
       // when the device is done, and the miss is cheaper taken here, events ahead.
-      __builtin_prefetch(&versions_->shard(w.object, w.shard), 1);
-      to_data_device(osd_id, {DeviceOp::kApply, w.shard, new_flight(w)});
+      __builtin_prefetch(&versions_->shard(w->object, w->shard), 1);
+      to_data_device(osd_id, {DeviceOp::kApply, w->shard, flights_.add(*w)});
     }
-  }
-
-  uint64_t new_flight(const HeldWrite& w) {
-    if (!free_flights_.empty()) {
-      const uint64_t id = free_flights_.back();
-      free_flights_.pop_back();
-      flights_[id] = w;
-      return id;
-    }
-    flights_.push_back(w);
-    return flights_.size() - 1;
   }
 
   void applied(uint32_t osd_id, uint64_t flight) {
     const HeldWrite w = flights_[flight];
-    free_flights_.push_back(flight);
+    flights_.release(flight);
     Osd& osd = osds_[osd_id];
     uint32_t& v = versions_->shard(w.object, w.shard).on_device;
     v = std::max(v, w.version);
-    osd.applying--;
-    osd.held_bytes -= w.bytes;
+    osd.held.applied(w.bytes);
     total_held_ -= w.bytes;
     held_writes_--;
     result_.drained_at = now();
-    while (!osd.throttled.empty()) {
-      const auto [id, shard] = osd.throttled.front();
-      if (osd.held_bytes + requests_[id].shard_bytes > c_.hold_budget) break;
-      osd.throttled.pop_front();
-      journal(osd, id, shard);
-    }
+    while (const auto next = osd.held.admit_waiting()) journal(osd, next->request, next->shard);
     apply_held(static_cast<int>(osd_id));
   }
 
@@ -629,18 +430,11 @@ class Simulation {
     if (osd.down) return;
     osd.down = true;
     failed_osds_++;
-    for (const HeldWrite& w : osd.to_apply) {
-      osd.held_bytes -= w.bytes;
-      total_held_ -= w.bytes;
-    }
-    held_writes_ -= osd.to_apply.size();
-    osd.to_apply.clear();
+    const auto [writes, bytes] = osd.held.drop_held();
+    held_writes_ -= writes;
+    total_held_ -= bytes;
     // Writes waiting for this OSD's budget complete without it, like any degraded write.
-    while (!osd.throttled.empty()) {
-      const uint64_t id = osd.throttled.front().first;
-      osd.throttled.pop_front();
-      shard_done(id);
-    }
+    for (const WaitingShard& w : osd.held.drop_waiting()) shard_done(w.request);
   }
 
   void tick() {
@@ -655,45 +449,31 @@ class Simulation {
   bool quiescent() const { return outstanding_requests_ == 0 && held_writes_ == 0 && total_held_ <= 0; }
 
   void finish() {
-    flush_blocked();
+    read_blocked_.flush(result_);
     for (const Osd& osd : osds_) {
       result_.gc_blocked_seconds += osd.data->stats().gc_blocked_seconds;
       result_.gc_events += osd.data->stats().gc_events;
     }
     if (!quiescent())
       violation("held writes or requests still pending after drain_limit; raise [sim] drain_limit");
-    // Every shard on a surviving OSD is current, and enough shards are to decode.
-    for (uint64_t o = 0; o < versions_->objects(); ++o) {
-      int current = 0;
-      for (int s = 0; s < n_; ++s) {
-        const bool up = failed_osds_ == 0 || !osds_[osd_of(o, s)].down;
-        if (versions_->shard(o, s).on_device >= versions_->object(o).acked) {
-          current++;
-        } else if (up) {
-          violation("acknowledged write lost: object " + std::to_string(o) + " shard " + std::to_string(s) +
-                    " has version " + std::to_string(versions_->shard(o, s).on_device) + " < " +
-                    std::to_string(versions_->object(o).acked));
-        }
-      }
-      if (current < c_.k)
-        violation("object " + std::to_string(o) + " has only " + std::to_string(current) + " current shards");
-    }
+    check_drained(
+        *versions_, c_.k, n_,
+        [this](uint64_t object, int shard) { return failed_osds_ == 0 || !osds_[placement_.osd_of(object, shard)].down; },
+        result_);
   }
 
   const SimConfig& c_;
   const int n_;
   const bool separated_;
   const rails::Schedule schedule_;
+  const Placement placement_;
   devices::Rng rng_;
   EventQueue events_;
   std::vector<Osd> osds_;
-  std::vector<StreamState> streams_;
-  std::vector<Request> requests_;
-  std::vector<uint64_t> free_requests_;
-  std::vector<HeldWrite> flights_;
-  std::vector<uint64_t> free_flights_;
-  std::vector<DeviceOp> ops_;
-  std::vector<uint64_t> free_ops_;
+  Streams streams_;
+  Pool<Request> requests_;
+  Pool<HeldWrite> flights_;  // held writes being applied
+  Pool<DeviceOp> ops_;       // requests in the OSDs' schedulers
   bool per_stream_ = false;  // keep per-stream completion timelines (schedulers, targets)
   std::unique_ptr<VersionTable> versions_;
   std::vector<int> data_shards_, all_shards_, chosen_, available_;
@@ -702,7 +482,7 @@ class Simulation {
   uint64_t outstanding_requests_ = 0;
   uint64_t held_writes_ = 0;
   double total_held_ = 0;
-  double blocked_from_ = 0, blocked_to_ = 0;
+  ReadBlockedTime read_blocked_;
   RunResult result_;
 };
 

@@ -84,6 +84,8 @@ class MClockQueue {
   bool empty() const { return queued_ == 0; }
   std::size_t size() const { return queued_; }
   std::size_t in_flight() const { return in_flight_; }
+  // max_in_flight dequeued requests are outstanding: dequeue() yields nothing.
+  bool at_depth() const { return max_in_flight_ != 0 && in_flight_ >= max_in_flight_; }
   std::size_t client_count() const { return clients_.size(); }
   std::string dump_json() const;
 
@@ -203,7 +205,7 @@ Status MClockQueue<ClientId, Request, Hash>::enqueue(const ClientId& id, Request
 template <class ClientId, class Request, class Hash>
 std::optional<typename MClockQueue<ClientId, Request, Hash>::Dequeued>
 MClockQueue<ClientId, Request, Hash>::dequeue(Seconds now) {
-  if (queued_ == 0 || (max_in_flight_ != 0 && in_flight_ >= max_in_flight_)) return std::nullopt;
+  if (queued_ == 0 || at_depth()) return std::nullopt;
   std::uint32_t slot;
   bool reservation_phase = false;
   if (!by_reservation_.empty() && by_reservation_.top_key() <= now) {

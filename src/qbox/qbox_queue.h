@@ -99,6 +99,8 @@ class QBoxQueue {
   bool empty() const { return queued_ == 0; }
   std::size_t size() const { return queued_; }
   std::size_t in_flight() const { return in_flight_; }
+  // max_in_flight dequeued requests are outstanding: dequeue() yields nothing.
+  bool at_depth() const { return max_in_flight_ != 0 && in_flight_ >= max_in_flight_; }
   std::size_t client_count() const { return clients_.size(); }
   Seconds frontier() const { return frontier_; }
 
@@ -198,7 +200,7 @@ Status QBoxQueue<ClientId, Request, Hash>::enqueue_front(const ClientId& id, Req
 template <class ClientId, class Request, class Hash>
 std::optional<typename QBoxQueue<ClientId, Request, Hash>::Dequeued>
 QBoxQueue<ClientId, Request, Hash>::dequeue(Seconds /*now*/) {
-  if (heads_.empty() || (max_in_flight_ != 0 && in_flight_ >= max_in_flight_)) return std::nullopt;
+  if (heads_.empty() || at_depth()) return std::nullopt;
   return take(heads_.top());
 }
 
@@ -206,7 +208,7 @@ template <class ClientId, class Request, class Hash>
 std::optional<typename QBoxQueue<ClientId, Request, Hash>::Dequeued>
 QBoxQueue<ClientId, Request, Hash>::dequeue_preferring(const ClientId& id, Seconds slack,
                                                        Seconds /*now*/) {
-  if (heads_.empty() || (max_in_flight_ != 0 && in_flight_ >= max_in_flight_)) return std::nullopt;
+  if (heads_.empty() || at_depth()) return std::nullopt;
   const std::uint32_t preferred = clients_.slot_of(id);
   if (preferred != Registry::kNoSlot && heads_.contains(preferred) &&
       clients_[preferred].fifo.front().tag.absolute <= heads_.top_key() + slack) {

@@ -22,7 +22,6 @@ const char* to_string(SchedulerKind kind) {
 
 Scheduler::Scheduler(const SchedulerConfig& config, Seconds start)
     : kind_(config.kind),
-      max_in_flight_(config.max_in_flight),
       probe_(config.probe),
       queue_(config.kind == SchedulerKind::mclock
                  ? std::variant<QBox, MClock>(std::in_place_type<MClock>, config.max_in_flight)
@@ -117,7 +116,9 @@ Seconds Scheduler::next_ready() const {
   return std::numeric_limits<Seconds>::infinity();
 }
 
-bool Scheduler::at_depth() const { return max_in_flight_ != 0 && in_flight() >= max_in_flight_; }
+bool Scheduler::at_depth() const {
+  return std::visit([](const auto& queue) { return queue.at_depth(); }, queue_);
+}
 
 bool Scheduler::empty() const {
   return std::visit([](const auto& queue) { return queue.empty(); }, queue_);

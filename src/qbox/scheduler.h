@@ -98,7 +98,6 @@ class Scheduler {
   using MClock = MClockQueue<ClientId, Handle>;
 
   SchedulerKind kind_;
-  std::size_t max_in_flight_;
   double probe_;
   std::variant<QBox, MClock> queue_;
   std::optional<CostEstimator> estimator_;

@@ -23,5 +23,5 @@ cmake --build "$fuzz_build" -j "$jobs" --target "${fuzzers[@]}"
 (cd "$fuzz_build" && ctest --output-on-failure -L fuzz)
 
 cd "$build"
-# The rails fault suite takes about 15 minutes: `ctest -L faults` runs it (doc/rails.rst).
+# The rails fault suite takes about 20 minutes: `ctest -L faults` runs it (doc/rails.rst).
 ctest --output-on-failure -j "$jobs" -LE faults

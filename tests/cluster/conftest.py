@@ -33,7 +33,7 @@ def pytest_addoption(parser):
                     help="run the long version (env ERAILS_CLUSTER_FULL=1)")
     group.addoption("--faults", action="store_true",
                     default=os.environ.get("ERAILS_CLUSTER_FAULTS", "") == "1",
-                    help="run the rails fault suite, ~15 minutes (env ERAILS_CLUSTER_FAULTS=1)")
+                    help="run the rails fault suite, ~20 minutes (env ERAILS_CLUSTER_FAULTS=1)")
 
 
 def pytest_configure(config):

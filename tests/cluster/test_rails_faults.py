@@ -1,7 +1,7 @@
 """The rails fault suite: the mgr module turned off, disabled, killed, and OSDs killed while they
 hold, each under an acknowledged-writes workload on a Rails pool, with every OSD's held state and
-held bytes sampled throughout (qa/workunits/erails/rails_faults.py). About 15 minutes here, so it
-runs only with --faults (ctest -L faults); see doc/rails.rst, "Turning Rails off and faults".
+held bytes sampled throughout (qa/workunits/erails/rails_faults.py). About 20 minutes here, so it
+runs only with --faults (ctest -L faults); see doc/rails.rst, "Turning it off".
 
 Goals checked: no acknowledged write lost and the pool deep-scrubs clean; no OSD held once
 `mgr/rails/active false` took effect; held bytes never above mgr/rails/held_bytes_budget, with

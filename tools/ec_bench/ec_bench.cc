@@ -329,8 +329,13 @@ int main(int argc, char** argv) {
   std::mt19937 rng(42);
   std::string bytes(options.size, '\0');
   for (auto& b : bytes) b = static_cast<char>(rng());
+  // Page-aligned, as the OSD's stripes are: where the object starts decides whether a plugin
+  // that wants aligned chunks (isa copies any that are not on 32 bytes) copies them, which would
+  // otherwise vary with the heap's history from one build to the next.
+  ceph::bufferptr page_aligned(ceph::buffer::create_aligned(options.size, 4096));
+  page_aligned.copy_in(0, options.size, bytes.data());
   ceph::bufferlist object;
-  object.append(bytes.data(), bytes.size());
+  object.append(std::move(page_aligned));
 
   std::vector<Subject> subjects;
   for (const auto& spec : options.plugins) {

@@ -204,7 +204,9 @@ int ErasureCodeErails::encode(const std::set<int>& want_to_encode, const ceph::b
   if (!in_range(want_to_encode, n)) return -EINVAL;
   const unsigned length = in.length();
   const unsigned chunk = get_chunk_size(length);
-  std::map<int, ceph::bufferlist> chunks;
+  // Built in place: a second map moved into *encoded cost a tenth of a 64 KiB encode.
+  std::map<int, ceph::bufferlist>& chunks = *encoded;
+  chunks.clear();
 
   // Whole data chunks share the caller's memory; copying (and faulting in) a fresh buffer for
   // every object would cost more than the coding itself.
@@ -224,8 +226,8 @@ int ErasureCodeErails::encode(const std::set<int>& want_to_encode, const ceph::b
 
   int r = encode_chunks(want_to_encode, &chunks);
   if (r != 0) return r;
-  encoded->clear();
-  for (int id : want_to_encode) (*encoded)[id] = std::move(chunks[id]);
+  for (int i = 0; i < n; ++i)
+    if (!want_to_encode.count(i)) chunks.erase(i);
   return 0;
 }
 

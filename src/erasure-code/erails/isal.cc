@@ -30,7 +30,7 @@ struct Loaded {
     // to them); RTLD_DEEPBIND makes ISA-L's calls between its own functions resolve inside it
     // first, even when a host has put another copy in the global scope. dlsym on the handle
     // searches this library only. ISA-L allocates no memory, so binding its libc calls deeply
-    // cannot mix allocators with a host that replaces malloc (ceph-osd uses tcmalloc).
+    // cannot mix allocators with a host that replaces malloc (Ceph builds may link tcmalloc).
     void* handle = dlopen(ERAILS_ISAL_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (handle == nullptr) {
       const char* why = dlerror();

@@ -1,38 +1,65 @@
 #!/bin/bash
 # The one-command tour: start a local cluster with the build's plugins, create an erails profile
-# and pool, run rados bench write, seq and rand on it briefly, print a summary, and leave the
-# cluster running for you to explore.
-#   vstart-configs/demo.sh [--plugin-dir <build>/erasure-code] [--seconds S] [start.sh options]
+# and pool, run rados bench write, seq and rand on it briefly, print a summary; then Rails: split
+# the OSDs into colors, create a Rails pool, enable the rails mgr module, run a mixed read/write
+# load on that pool, print `ceph rails status`, where each OSD's writes and reads fell in its
+# schedule, and a timeline PNG; and leave the cluster running for you to explore.
+#   vstart-configs/demo.sh [--plugin-dir <build>/erasure-code] [--seconds S] [--rails-seconds S]
+#                          [start.sh options]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 plugin_dir=${ERAILS_PLUGIN_DIR:-$ERAILS_REPO/build/erasure-code}
 seconds=5
+rails_seconds=40
 dir_arg=""
+fresh=0
 start_args=()
 while (($#)); do
     case $1 in
         --plugin-dir) plugin_dir=$2; shift 2 ;;
         --seconds) seconds=$2; shift 2 ;;
+        --rails-seconds) rails_seconds=$2; shift 2 ;;
         --dir) dir_arg=$2; start_args+=("$1" "$2"); shift 2 ;;
+        --fresh) fresh=1; start_args+=("$1"); shift ;;
         *) start_args+=("$1"); shift ;;
     esac
 done
 [[ $seconds =~ ^[0-9]+$ ]] && ((seconds >= 1 && seconds <= 120)) \
     || die "--seconds must be 1..120, got '$seconds'"
+[[ $rails_seconds =~ ^[0-9]+$ ]] && ((rails_seconds >= 10 && rails_seconds <= 600)) \
+    || die "--rails-seconds must be 10..600, got '$rails_seconds'"
 [[ -e $plugin_dir/libec_erails.so ]] \
     || die "no libec_erails.so in $plugin_dir: build it (cmake --build build) or pass --plugin-dir"
 
+# Where each OSD's writes fall is read from the kernel's counts for its data device, which needs
+# that device to be a loop device of its own (root). An existing cluster keeps how it was made.
+if [[ -w /dev/loop-control ]] && { ((fresh)) || [[ ! -e ${dir_arg:-${ERAILS_CLUSTER_DIR:-$ERAILS_REPO/cluster}}/cluster.params ]]; }; then
+    start_args+=(--loop-data)
+fi
 "$ERAILS_VSTART/start.sh" --plugin-dir "$plugin_dir" "${start_args[@]}"
 resolve_cluster_dir "$dir_arg"
 export CEPH_CONF=$CLUSTER_CONF
+
+wait_healthy() {
+    "$SYSTEM_PYTHON3" "$ERAILS_VSTART/ceph_admin.py" --conf "$CLUSTER_CONF" wait-healthy --timeout 120
+}
+
+# Polls a command for up to $2 seconds.
+wait_for() {
+    local what=$1 deadline=$((SECONDS + $2)); shift 2
+    until "$@" >/dev/null 2>&1; do
+        ((SECONDS < deadline)) || die "timed out waiting for $what"
+        sleep 1
+    done
+}
 
 pool=erails-demo
 if ! ceph osd pool ls | grep -qx "$pool"; then
     ceph osd erasure-code-profile set "$pool" plugin=erails k=4 m=2 crush-failure-domain=host
     ceph osd pool create "$pool" 32 32 erasure "$pool" 2>&1
     ceph osd pool application enable "$pool" rados >/dev/null 2>&1
-    "$SYSTEM_PYTHON3" "$ERAILS_VSTART/ceph_admin.py" --conf "$CLUSTER_CONF" wait-healthy --timeout 120
+    wait_healthy
 fi
 echo "profile $pool: $(ceph osd erasure-code-profile get "$pool" | tr '\n' ' ')"
 
@@ -52,11 +79,80 @@ rados -p "$pool" cleanup >/dev/null
 echo
 echo "erails k=4 m=2 pool '$pool', 4 MiB objects, 16 ops in flight, ${seconds} s per phase:"
 printf '  %s\n' "${summary[@]}"
+
+# --- Rails (doc/rails.rst, "Deploying it") ------------------------------------------------------
+
+# k+m colors, one CRUSH bucket each; shard i of every PG of the Rails pool is on color i.
+rails_pool=rails-demo
+colors=6
+crush_colors=$(seq -s, -f 'color%g' 0 $((colors - 1)))
+echo
+if ! ceph osd pool ls | grep -qx "$rails_pool"; then
+    echo "Rails: $colors colors of whole hosts (tools/rails_colors/rails_colors.py --colors $colors --apply):"
+    "$SYSTEM_PYTHON3" "$ERAILS_REPO/tools/rails_colors/rails_colors.py" --colors "$colors" --apply | sed 's/^/  /'
+    # A 5 s frame, as doc/rails.rst deploys it: above the 2 s the module needs to carry a switch.
+    ceph osd erasure-code-profile set "$rails_pool" plugin=erails k=4 m=2 crush-colors="$crush_colors" \
+        rails-frame=5
+    ceph osd pool create "$rails_pool" 32 32 erasure "$rails_pool" 2>&1
+    ceph osd pool application enable "$rails_pool" rados >/dev/null 2>&1
+    wait_healthy
+fi
+echo "profile $rails_pool: $(ceph osd erasure-code-profile get "$rails_pool" | tr '\n' ' ')"
+
+mgr_offers_rails() { grep -qw rails <<<"$(ceph mgr module ls)"; }
+if ! ceph rails status >/dev/null 2>&1; then
+    if dpkg-query -W -f='${Status}' erails 2>/dev/null | grep -q 'install ok installed'; then
+        echo "enabling the rails mgr module the erails package installed"
+    else
+        # As the end-to-end test does: Ceph's modules, but rails from this source tree. ceph-mgr
+        # reads its module directory only when it starts, so it is restarted.
+        module_dir=$CLUSTER_DIR/mgr-modules
+        echo "enabling the rails mgr module from $ERAILS_REPO/src/mgr/rails (mgr_module_path $module_dir)"
+        mkdir -p "$module_dir"
+        for module in /usr/share/ceph/mgr/*; do
+            [[ ${module##*/} == rails ]] || ln -sfn "$module" "$module_dir/${module##*/}"
+        done
+        ln -sfn "$ERAILS_REPO/src/mgr/rails" "$module_dir/rails"
+        ceph config set mgr mgr_module_path "$module_dir"
+        mgr_pid=$(daemon_pid mgr.x) || die "mgr.x of $CLUSTER_DIR is not running"
+        kill -TERM "$mgr_pid"
+        wait_for "mgr.x to stop" 30 eval "! kill -0 $mgr_pid"
+        ceph-mgr -c "$CLUSTER_CONF" -i x >>"$CLUSTER_DIR/log/mgr.x.stdout" 2>&1 \
+            || die "ceph-mgr -i x failed to start; see $CLUSTER_DIR/log/mgr.x.log"
+    fi
+    wait_for "the mgr to offer the rails module" 120 mgr_offers_rails
+    ceph mgr module enable rails
+    wait_for "ceph rails status to answer" 120 ceph rails status
+fi
+
+timeline_dir=$CLUSTER_DIR/rails-demo
+recordable=1
+for block in "$CLUSTER_DIR"/osd.*/block; do
+    [[ $(readlink -f "$block") == /dev/loop* ]] || recordable=0
+done
+echo
+if ((recordable)); then
+    PYTHONPATH="$ERAILS_REPO/bench/rails:$ERAILS_REPO/src/mgr" "$SYSTEM_PYTHON3" "$ERAILS_VSTART/rails_mixed.py" \
+        --conf "$CLUSTER_CONF" --cluster-dir "$CLUSTER_DIR" --pool "$rails_pool" --out "$timeline_dir" \
+        --seconds "$rails_seconds"
+else
+    echo "No mixed load: where each OSD's writes fall is read from its data device's loop device, and this"
+    echo "cluster's OSDs have none (create it as root, e.g. with --fresh, so that start.sh gets --loop-data)."
+fi
+
+echo
+echo "ceph rails status:"
+ceph rails status | sed 's/^/  /'
+
+echo
+((recordable)) && echo "timeline (data-device writes, shard reads, read phases shaded): $timeline_dir/timeline.png"
+read -r load1 load5 _ </proc/loadavg
+echo "demo took $SECONDS s; load average $load1 (1 min), $load5 (5 min) on $(nproc) cores"
 cat <<EOF
 
 The cluster is still running. Use it with:
   source $CLUSTER_DIR/env
-  ceph -s; rados -p $pool ls
-Stop it with:
+  ceph -s; rados -p $pool ls; ceph rails status
+Turn Rails off: doc/rails.rst, "Turning it off". Stop the cluster with:
   $ERAILS_VSTART/stop.sh --dir $CLUSTER_DIR
 EOF

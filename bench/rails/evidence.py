@@ -105,17 +105,25 @@ class Run:
         self.ceph("osd", "pool", "create", PLAIN_POOL, str(PG_COUNT), str(PG_COUNT), "erasure", "plainprofile")
         self.enable_module()
         self.wait_clean()
-        status = json.loads(self.ceph("rails", "status", "-f", "json"))
-        pool = status["pools"][0]
-        self.schedule = Schedule(ScheduleParams(colors=len(pool["colors"]), frame_seconds=pool["frame_seconds"],
-                                                readers=pool["readers"], epoch=pool["epoch"],
-                                                guard_seconds=pool["guard_seconds"]))
-        self.color_of: Dict[int, int] = {osd: color["color"] for color in pool["colors"] for osd in color["osds"]}
-        params = pool
+        params = self.follow_schedule(RAILS_POOL)
         self.say_load("start")
         self.say(f"cluster: {K + M} OSDs, pools {RAILS_POOL} (colors) and {PLAIN_POOL} (none), erails k={K} m={M}, "
                  f"{PG_COUNT} PGs each; schedule frame {params['frame_seconds']} s, readers {params['readers']}, "
                  f"guard {params['guard_seconds']} s; OSD colors {self.color_of}")
+
+    def follow_schedule(self, pool_name: str) -> dict:
+        """Takes the schedule and each OSD's color from the module's view of pool_name, so that
+        phases are judged exactly as the module switches them; returns that view."""
+        status = json.loads(self.ceph("rails", "status", "-f", "json"))
+        pool = next((p for p in status["pools"] if p["pool"] == pool_name), None)
+        if pool is None:
+            raise SystemExit(f"the rails module does not schedule pool {pool_name}; it schedules "
+                             f"{[p['pool'] for p in status['pools']]} (`ceph rails status` says why)")
+        self.schedule = Schedule(ScheduleParams(colors=len(pool["colors"]), frame_seconds=pool["frame_seconds"],
+                                                readers=pool["readers"], epoch=pool["epoch"],
+                                                guard_seconds=pool["guard_seconds"]))
+        self.color_of: Dict[int, int] = {osd: color["color"] for color in pool["colors"] for osd in color["osds"]}
+        return pool
 
     def enable_module(self) -> None:
         module_dir = os.path.join(self.args.cluster_dir, "mgr-modules")
@@ -475,6 +483,14 @@ def summary_of(bench_output: str) -> str:
     return ", ".join(found)
 
 
+def write_timeline(path: str, timeline) -> None:
+    """The rows Run.mixed collected, as plot_timeline.py reads them."""
+    with open(path, "w") as f:
+        f.write("rails,second,osd,phase,counter,amount\n")
+        for row in timeline:
+            f.write(",".join(str(v) for v in row) + "\n")
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conf", required=True, help="the cluster's ceph.conf")
@@ -524,10 +540,7 @@ def main(argv):
         timeline = []
         run.mixed("off", PLAIN_POOL, False, timeline)
         run.mixed("on", RAILS_POOL, True, timeline)
-        with open(os.path.join(args.out, "timeline.csv"), "w") as f:
-            f.write("rails,second,osd,phase,counter,amount\n")
-            for row in timeline:
-                f.write(",".join(str(v) for v in row) + "\n")
+        write_timeline(os.path.join(args.out, "timeline.csv"), timeline)
     if "cost" in args.steps:
         cost = run.cost()
         with open(os.path.join(args.out, "cost.csv"), "w") as f:

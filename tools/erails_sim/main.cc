@@ -3,7 +3,6 @@
 // Prints a summary; with --out writes PREFIX.summary.csv and PREFIX.timeline.csv, and with a
 // scheduler or stream targets also PREFIX.streams.csv (per-stream timeline) and PREFIX.targets.csv.
 // Exit status: 0 ok, 1 invariant violated, 2 bad usage, config or trace.
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>

@@ -14,10 +14,13 @@ Status validate(const HddParams& p) {
   if (p.ncq_depth < 1 || p.ncq_depth > 256) return Error{"ncq_depth", "ncq_depth must be in 1..256"};
   if (!(p.sequential_window >= 0) || !std::isfinite(p.sequential_window))
     return Error{"sequential_window", "sequential_window must be >= 0 bytes"};
+  if (!positive(p.time_scale)) return Error{"time_scale", "time_scale must be finite and > 0"};
   return Ok{};
 }
 
-IoResult HddModel::submit(double now, const IoRequest& req) {
+IoResult HddModel::submit(double caller_now, const IoRequest& req) {
+  // As in SsdModel::submit: the model's clock runs time_scale times slower, exactly so at 1.
+  const double now = caller_now / p_.time_scale;
   while (!outstanding_.empty() && outstanding_.front() <= now) outstanding_.pop_front();
   const uint64_t offset = req.offset % static_cast<uint64_t>(p_.capacity_bytes);
   const uint64_t distance = offset > head_ ? offset - head_ : head_ - offset;
@@ -33,7 +36,7 @@ IoResult HddModel::submit(double now, const IoRequest& req) {
   outstanding_.push_back(busy_until_);
   head_ = offset + req.bytes;
   head_known_ = true;
-  stats_.busy_seconds += service;
+  stats_.busy_seconds += service * p_.time_scale;
   if (req.operation == Operation::read) {
     stats_.reads++;
     stats_.read_bytes += req.bytes;
@@ -41,7 +44,7 @@ IoResult HddModel::submit(double now, const IoRequest& req) {
     stats_.writes++;
     stats_.write_bytes += req.bytes;
   }
-  return IoResult{busy_until_, 0};
+  return IoResult{std::max(caller_now, busy_until_ * p_.time_scale), 0};
 }
 
 }  // namespace erails::devices

@@ -25,6 +25,7 @@ struct HddParams {
   double rpm = 7200;
   int ncq_depth = 32;               // 1 disables reordering gains
   double sequential_window = 0;     // bytes: a start within this distance of the last end is sequential
+  double time_scale = 1;            // multiplies every duration the model returns (as SsdParams')
 };
 
 // An error names the field as its key, and its message the field and the accepted range.
@@ -36,13 +37,13 @@ class HddModel final : public Device {
   explicit HddModel(const HddParams& p) : p_(p) {}
 
   IoResult submit(double now, const IoRequest& req) override;
-  double drained_at() const override { return busy_until_; }
+  double drained_at() const override { return busy_until_ * p_.time_scale; }
   const DeviceStats& stats() const override { return stats_; }
   std::string describe() const override { return "hdd " + p_.name; }
 
  private:
   HddParams p_;
-  double busy_until_ = 0;
+  double busy_until_ = 0;  // on the model's clock: the caller's time divided by time_scale
   uint64_t head_ = 0;
   bool head_known_ = false;
   std::deque<double> outstanding_;  // completion times of requests not yet done

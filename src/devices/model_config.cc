@@ -9,6 +9,9 @@ namespace {
 
 constexpr double kBig = 1e18;
 constexpr int kMaxBaseLinks = 8;
+// time_scale: far beyond any use either way, so that a typo (1e9 for 1e1) is refused.
+constexpr double kMinTimeScale = 1e-6;
+constexpr double kMaxTimeScale = 1e6;
 
 KeyTable ssd_keys(SsdParams& p) {
   return {
@@ -46,6 +49,8 @@ KeyTable hdd_keys(HddParams& p) {
 KeyTable device_keys(DeviceModel& d) {
   KeyTable t = d.is_ssd ? ssd_keys(d.ssd) : hdd_keys(d.hdd);
   t["base"] = text(&d.base);
+  t["time_scale"] = real(d.is_ssd ? &d.ssd.time_scale : &d.hdd.time_scale, kMinTimeScale, kMaxTimeScale,
+                         "1e-6..1e6 (finite, > 0; multiplies every modeled duration)");
   return t;
 }
 

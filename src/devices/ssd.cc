@@ -34,6 +34,7 @@ Status validate(const SsdParams& p) {
   if (!positive(p.region_bytes) || p.capacity_bytes / p.region_bytes > 1e7)
     return Error{"region_bytes", "region_bytes must be > 0 and at least capacity_bytes / 1e7"};
   if (!(p.initial_footprint >= 0 && p.initial_footprint <= 1)) return Error{"initial_footprint", "initial_footprint must be in 0..1"};
+  if (!positive(p.time_scale)) return Error{"time_scale", "time_scale must be finite and > 0"};
   return Ok{};
 }
 
@@ -48,7 +49,9 @@ SsdModel::SsdModel(const SsdParams& p)
   random_regions_ = preset;
 }
 
-double SsdModel::drained_at() const { return *std::max_element(unit_free_.begin(), unit_free_.end()); }
+double SsdModel::model_drained_at() const { return *std::max_element(unit_free_.begin(), unit_free_.end()); }
+
+double SsdModel::drained_at() const { return model_drained_at() * p_.time_scale; }
 
 double SsdModel::victim_valid_fraction() const {
   const double footprint = std::min(p_.capacity_bytes, random_regions_ * p_.region_bytes);
@@ -66,7 +69,7 @@ void SsdModel::reclaim_while_idle(double now, double idle_since) {
 }
 
 double SsdModel::gc_event(double at) {
-  const double start = std::max(at, drained_at());
+  const double start = std::max(at, model_drained_at());
   const double duration = p_.gc_event_min + (p_.gc_event_max - p_.gc_event_min) * rng_.uniform();
   const double end = start + duration;
   std::fill(unit_free_.begin(), unit_free_.end(), end);
@@ -74,7 +77,7 @@ double SsdModel::gc_event(double at) {
   if (start > last_gc_end_) gc_chain_start_ = start;
   last_gc_end_ = end;
   stats_.gc_events++;
-  stats_.gc_blocked_seconds += duration;
+  stats_.gc_blocked_seconds += duration * p_.time_scale;
   return end;
 }
 
@@ -93,9 +96,16 @@ void SsdModel::note_write_footprint(const IoRequest& req) {
 }
 
 IoResult SsdModel::submit(double now, const IoRequest& req) {
+  // Slowing the model's clock stretches every duration it produces alike. With time_scale 1 both
+  // conversions are exact, so the calibrated drive's results are unchanged to the bit.
+  const IoResult r = serve(now / p_.time_scale, req);
+  return IoResult{std::max(now, r.completion * p_.time_scale), r.gc_wait * p_.time_scale};
+}
+
+IoResult SsdModel::serve(double now, const IoRequest& req) {
   // Every shard request comes through here. Before this request takes a unit only a GC event
   // changes the units, so they are scanned again only if one ran.
-  const double drained = drained_at();
+  const double drained = model_drained_at();
   reclaim_while_idle(now, drained);
   auto unit = std::min_element(unit_free_.begin(), unit_free_.end());
   double start = std::max(now, *unit);
@@ -123,7 +133,7 @@ IoResult SsdModel::submit(double now, const IoRequest& req) {
   const double service = (read ? p_.read_latency : p_.write_latency) +
                          req.bytes * p_.parallelism / (read ? p_.read_bandwidth : p_.write_bandwidth);
   *unit = start + service;
-  stats_.busy_seconds += service / p_.parallelism;
+  stats_.busy_seconds += service / p_.parallelism * p_.time_scale;
   if (read) {
     stats_.reads++;
     stats_.read_bytes += req.bytes;

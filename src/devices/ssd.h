@@ -51,6 +51,10 @@ struct SsdParams {
   double bg_gc_interval = drive_b::bg_gc_interval;          // seconds between background events; 0 disables them
   double region_bytes = drive_b::region_bytes;              // granularity of the random-write footprint
   double initial_footprint = drive_b::initial_footprint;    // fraction of capacity already randomly written (0..1)
+  // Multiplies every duration the model returns (service, GC events, the background-GC interval,
+  // idle reclaim): the same drive, time_scale times slower. Lets an emulated device stay slower
+  // than the CPU noise of a small test machine; 1 is the calibrated drive.
+  double time_scale = 1;
   uint64_t seed = 1;
 };
 
@@ -72,8 +76,11 @@ class SsdModel final : public Device {
   double victim_valid_fraction() const;
 
  private:
+  // The model on its own clock (the caller's time divided by time_scale).
+  IoResult serve(double now, const IoRequest& req);
+  double model_drained_at() const;
   double seconds_per_reclaimed_byte() const;
-  // idle_since: drained_at() as this request arrives.
+  // idle_since: model_drained_at() as this request arrives.
   void reclaim_while_idle(double now, double idle_since);
   // Blocks all units from the later of `at` and the in-flight work; returns when the block ends.
   double gc_event(double at);

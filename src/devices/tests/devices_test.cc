@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "devices/hdd.h"
 #include "devices/model_config.h"
@@ -147,6 +148,57 @@ TEST(Ssd, ValidationNamesTheField) {
   p.parallelism = 0;
   EXPECT_EQ(validate(p).error().key, "parallelism");
   EXPECT_TRUE(validate(drive_b()).ok());
+}
+
+// The same load on the same drive, arriving `scale` times more slowly: every time the scaled
+// model returns must be the unscaled one's times `scale`, GC included.
+template <class Model, class Params>
+void expect_scaled(const Params& base, double scale) {
+  Params scaled_params = base;
+  scaled_params.time_scale = scale;
+  Model plain(base), scaled(scaled_params);
+  Rng rng(11);
+  double t = 0;
+  for (int i = 0; i < 20000; ++i) {
+    t += rng.uniform() * 2e-4;
+    const IoRequest req{i % 3 ? Operation::write : Operation::read, rng.below(1 << 20) * 262144, 262144};
+    const IoResult a = plain.submit(t, req), b = scaled.submit(t * scale, req);
+    ASSERT_NEAR(b.completion, a.completion * scale, 1e-9 * b.completion) << "request " << i;
+    ASSERT_NEAR(b.gc_wait, a.gc_wait * scale, 1e-9 * b.completion) << "request " << i;
+  }
+  EXPECT_NEAR(scaled.drained_at(), plain.drained_at() * scale, 1e-9 * scaled.drained_at());
+  EXPECT_EQ(scaled.stats().gc_events, plain.stats().gc_events);
+  EXPECT_NEAR(scaled.stats().busy_seconds, plain.stats().busy_seconds * scale, 1e-6 * scaled.stats().busy_seconds);
+  EXPECT_NEAR(scaled.stats().gc_blocked_seconds, plain.stats().gc_blocked_seconds * scale,
+              1e-6 * (1 + scaled.stats().gc_blocked_seconds));
+}
+
+TEST(Ssd, TimeScaleStretchesEveryDurationGcIncluded) {
+  SsdParams b = drive_b();
+  expect_scaled<SsdModel>(b, 10.0);
+  expect_scaled<SsdModel>(b, 0.25);
+  SsdModel probe(b);
+  Rng rng(11);
+  double t = 0;
+  for (int i = 0; i < 20000; ++i) t = probe.submit(t, {Operation::write, rng.below(1 << 20) * 262144, 262144}).completion;
+  EXPECT_GT(probe.stats().gc_events, 10u);  // the load above does reach garbage collection
+}
+
+TEST(Ssd, TimeScaleMustBeFiniteAndPositive) {
+  for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    SsdParams p = drive_b();
+    p.time_scale = bad;
+    ASSERT_FALSE(validate(p).ok()) << bad;
+    EXPECT_EQ(validate(p).error().key, "time_scale");
+    EXPECT_EQ(validate(p).error().message, "time_scale must be finite and > 0");
+  }
+}
+
+TEST(Hdd, TimeScaleStretchesEveryDuration) {
+  expect_scaled<HddModel>(HddParams{}, 10.0);
+  HddParams p;
+  p.time_scale = 0;
+  EXPECT_EQ(validate(p).error().key, "time_scale");
 }
 
 TEST(Hdd, SequentialIsOrdersOfMagnitudeCheaperThanRandom) {

@@ -70,6 +70,20 @@ TEST(ModelConfig, ErrorsNameTheKeyAndTheAcceptedValues) {
   expect_error("include = other.conf\n", "include", "not available");
 }
 
+TEST(ModelConfig, TimeScaleIsAKeyOfEveryDeviceAndDerives) {
+  auto models = parse("[ssd fast]\ntime_scale = 20\n[ssd slow]\nbase = fast\n[hdd disk]\ntime_scale = 0.5\n[ssd plain]\n");
+  ASSERT_TRUE(models.ok()) << models.error().message;
+  EXPECT_EQ(models.value().at("fast").ssd.time_scale, 20);
+  EXPECT_EQ(models.value().at("slow").ssd.time_scale, 20);
+  EXPECT_EQ(models.value().at("disk").hdd.time_scale, 0.5);
+  EXPECT_EQ(models.value().at("plain").ssd.time_scale, 1);
+  for (const char* bad : {"0", "-2", "nan", "inf", "1e7", "x"})
+    expect_error(std::string("[ssd a]\ntime_scale = ") + bad + "\n", "time_scale",
+                 "m.conf:2: [ssd a] time_scale: '" + std::string(bad) +
+                     "' is not accepted; accepted: a number in 1e-6..1e6 (finite, > 0; multiplies every modeled duration)");
+  expect_error("[hdd a]\ntime_scale = 0\n", "time_scale", "accepted: a number in 1e-6..1e6");
+}
+
 TEST(ModelConfig, NumbersAreDecimalOnly) {
   expect_error("[ssd a]\nparallelism = +4\n", "parallelism", "'+4' is not accepted; accepted: an integer in 1..64");
   expect_error("[ssd a]\nparallelism = 0x4\n", "parallelism", "accepted: an integer in 1..64");

@@ -1,0 +1,205 @@
+#include "qbox/osd_shares.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "qbox/json_text.h"
+
+namespace erails::qbox {
+namespace {
+
+constexpr RequestClass kClasses[] = {
+    {Operation::read, Access::sequential},
+    {Operation::read, Access::random},
+    {Operation::write, Access::sequential},
+    {Operation::write, Access::random},
+};
+constexpr const char* kClassKeys[] = {"seq_read", "rand_read", "seq_write", "rand_write"};
+
+}  // namespace
+
+AccountId ShareSnapshot::account_of(OpClass op_class, std::uint64_t owner) const {
+  switch (op_class) {
+    case OpClass::immediate: return kNoAccount;
+    case OpClass::background_recovery: return kRecoveryAccount;
+    case OpClass::background_best_effort: return kBestEffortAccount;
+    case OpClass::client: break;
+  }
+  const auto it = owner_account.find(owner);
+  return it == owner_account.end() ? kUnreservedAccount : it->second;
+}
+
+OsdShares::OsdShares(OsdSharesConfig config, Seconds now)
+    : config_(config), estimator_(config.estimator, now), window_start_(now), last_now_(now) {
+  accounts_.resize(3);
+  accounts_[kRecoveryAccount].name = "background_recovery";
+  accounts_[kRecoveryAccount].op_class = "background_recovery";
+  accounts_[kBestEffortAccount].name = "background_best_effort";
+  accounts_[kBestEffortAccount].op_class = "background_best_effort";
+  accounts_[kUnreservedAccount].name = "unreserved";
+  for (AccountId id = 0; id < 3; ++id) by_name_.emplace(accounts_[id].name, id);
+  const ShareTable defaults = default_share_table();
+  set_table(defaults, now);
+}
+
+AccountId OsdShares::account_for(const std::string& name) {
+  const auto it = by_name_.find(name);
+  if (it != by_name_.end()) return it->second;
+  const auto id = static_cast<AccountId>(accounts_.size());
+  accounts_.emplace_back();
+  accounts_.back().name = name;
+  by_name_.emplace(name, id);
+  return id;
+}
+
+Seconds OsdShares::clock(Seconds now) {
+  // Shards read the clock before taking the mutex, so their calls may arrive slightly out of
+  // order; the estimator needs time that never goes back.
+  last_now_ = std::max(last_now_, now);
+  return last_now_;
+}
+
+void OsdShares::set_table(const ShareTable& table, Seconds now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  now = clock(now);
+  advance(now);
+  auto snapshot = std::make_shared<ShareSnapshot>();
+  for (auto& account : accounts_) account.listed = false;
+  order_.clear();
+  for (const auto& client : table.clients) {
+    const AccountId id = account_for(client.name);
+    Account& account = accounts_[id];
+    // A name that names a background class or unreserved would merge with it; the table's
+    // clients are always client-class accounts of their own.
+    account.op_class = "client";
+    account.owners = client.owners;
+    account.target = client.utilization;
+    account.listed = true;
+    order_.push_back(id);
+    snapshot->utilizations.emplace_back(id, client.utilization);
+    for (const auto owner : client.owners) snapshot->owner_account[owner] = id;
+  }
+  accounts_[kRecoveryAccount].target = table.background_recovery;
+  accounts_[kBestEffortAccount].target = table.background_best_effort;
+  accounts_[kUnreservedAccount].target = table.unreserved();
+  for (AccountId id : {kRecoveryAccount, kBestEffortAccount, kUnreservedAccount}) {
+    accounts_[id].listed = true;
+    order_.push_back(id);
+  }
+  snapshot->utilizations.emplace_back(kRecoveryAccount, table.background_recovery);
+  snapshot->utilizations.emplace_back(kBestEffortAccount, table.background_best_effort);
+  snapshot->utilizations.emplace_back(kUnreservedAccount,
+                                      std::max(table.unreserved(), config_.unreserved_floor));
+  epoch_ = table.epoch;
+  snapshot->generation = generation_.load(std::memory_order_relaxed) + 1;
+  snapshot_ = std::move(snapshot);
+  generation_.store(snapshot_->generation, std::memory_order_release);
+}
+
+std::uint64_t OsdShares::table_epoch() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return epoch_;
+}
+
+std::shared_ptr<const ShareSnapshot> OsdShares::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return snapshot_;
+}
+
+Seconds OsdShares::on_enqueue(AccountId account, RequestClass request_class, bool requeued,
+                              Seconds now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  now = clock(now);
+  advance(now);
+  if (account != kNoAccount && account < accounts_.size()) {
+    Account& a = accounts_[account];
+    if (a.queued++ == 0) a.backlog_since = now;
+  }
+  if (requeued) return 0;
+  return estimator_.cost(request_class).value_or(config_.default_cost);
+}
+
+void OsdShares::on_dispatch(AccountId account, Seconds cost, Seconds now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  now = clock(now);
+  advance(now);
+  estimator_.on_dispatch(now);
+  ++in_flight_;
+  if (account == kNoAccount || account >= accounts_.size()) return;
+  Account& a = accounts_[account];
+  a.charged += cost;
+  ++a.ops;
+  if (a.queued > 0 && --a.queued == 0) a.backlogged += now - a.backlog_since;
+}
+
+void OsdShares::on_completion(RequestClass request_class, Seconds now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  now = clock(now);
+  advance(now);
+  if (in_flight_ == 0) return;
+  --in_flight_;
+  estimator_.on_completion(request_class, now);
+}
+
+void OsdShares::advance(Seconds now) {
+  while (now >= window_start_ + config_.window) {
+    const Seconds end = window_start_ + config_.window;
+    close_window(end);
+    window_start_ = end;
+    // After a long quiet spell, skip the empty windows in one step: each would look the same.
+    if (now >= window_start_ + 2 * config_.window) {
+      close_window(window_start_ + config_.window);
+      window_start_ += std::floor((now - window_start_) / config_.window) * config_.window;
+    }
+  }
+}
+
+void OsdShares::close_window(Seconds end) {
+  for (auto& a : accounts_) {
+    if (a.queued > 0) {
+      a.backlogged += end - std::max(a.backlog_since, end - config_.window);
+      a.backlog_since = end;
+    }
+    a.last_achieved = a.charged / config_.window;
+    a.last_backlogged = std::min(1.0, a.backlogged / config_.window);
+    a.charged = 0;
+    a.backlogged = 0;
+  }
+  window_complete_ = true;
+}
+
+std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  now = clock(now);
+  advance(now);
+  estimator_.advance(now);
+  std::string out = "{\"state\":" + json_string(header.state) +
+                    ",\"reason\":" + json_string(header.reason) +
+                    ",\"ceph_version\":" + json_string(header.ceph_version) +
+                    ",\"build_id\":" + json_string(header.build_id) +
+                    ",\"table_epoch\":" + std::to_string(epoch_) +
+                    ",\"window_seconds\":" + json_number(config_.window) +
+                    ",\"shards\":" + std::to_string(header.shards) + ",\"costs\":{";
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto cost = estimator_.cost(kClasses[i]);
+    out += std::string(i ? "," : "") + "\"" + kClassKeys[i] +
+           "\":" + (cost ? json_number(*cost) : std::string("null"));
+  }
+  out += "},\"clients\":[";
+  bool first = true;
+  for (const AccountId id : order_) {
+    const Account& a = accounts_[id];
+    out += std::string(first ? "" : ",") + "{\"name\":" + json_string(a.name) + ",\"owners\":[";
+    for (std::size_t i = 0; i < a.owners.size(); ++i) {
+      out += (i ? "," : "") + std::to_string(a.owners[i]);
+    }
+    out += "],\"class\":" + json_string(a.op_class) + ",\"target\":" + json_number(a.target) +
+           ",\"achieved\":" + (window_complete_ ? json_number(a.last_achieved) : "null") +
+           ",\"backlogged\":" + (window_complete_ ? json_number(a.last_backlogged) : "null") +
+           ",\"ops\":" + std::to_string(a.ops) + ",\"queued\":" + std::to_string(a.queued) + "}";
+    first = false;
+  }
+  return out + "]}";
+}
+
+}  // namespace erails::qbox

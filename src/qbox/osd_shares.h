@@ -1,0 +1,137 @@
+#pragma once
+// The state one OSD's QBox shards share (doc/dev/qbox-in-osd.md): the share table in force, the
+// black-box cost estimate of the OSD's one device, and the per-window accounting `qbox status`
+// reports. Each shard keeps its own queue (shard_queue.h) and tells this object what it queued,
+// dispatched and saw complete.
+//
+// Accounts: every named client of the table has an account id, stable for the life of the object
+// (a name that leaves the table and comes back keeps its id); three are fixed: background_recovery,
+// background_best_effort, and unreserved, which every client op whose owner is in no entry joins.
+//
+// Achieved share = the device time QBox charged an account in the last complete window (its
+// estimate, charged when an op is dispatched) / the window's length; backlogged = the fraction of
+// that window in which the account had ops queued in any shard.
+//
+// Thread-safe: shards call from their own threads; one mutex guards everything but generation().
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "qbox/cost_estimator.h"
+#include "qbox/request_class.h"
+#include "qbox/seconds.h"
+#include "qbox/share_table.h"
+
+namespace erails::qbox {
+
+// The OSD's op scheduler classes, in Ceph's numbering (doc/dev/ceph-abi.md) so the adapter passes
+// the byte through; anything else is treated as client.
+enum class OpClass : std::uint8_t {
+  background_recovery = 0,
+  background_best_effort = 1,
+  immediate = 2,
+  client = 3,
+};
+
+using AccountId = std::uint32_t;
+inline constexpr AccountId kRecoveryAccount = 0;
+inline constexpr AccountId kBestEffortAccount = 1;
+inline constexpr AccountId kUnreservedAccount = 2;
+// Immediate ops bypass QBox; they still occupy the device, so the estimator sees them.
+inline constexpr AccountId kNoAccount = UINT32_MAX;
+
+// The table as the shards schedule by it; replaced as a whole, never changed in place.
+struct ShareSnapshot {
+  std::uint64_t generation = 0;
+  std::vector<std::pair<AccountId, double>> utilizations;  // every account of the table
+  std::unordered_map<std::uint64_t, AccountId> owner_account;
+
+  AccountId account_of(OpClass op_class, std::uint64_t owner) const;
+};
+
+struct OsdSharesConfig {
+  Seconds window = 2.0;           // accounting window of `qbox status`
+  Seconds default_cost = 0.001;   // per op, until the estimator has a class's cost
+  // unreserved's queue share when the table reserves everything: unreserved ops then run only
+  // when no reserved client has any queued (QBox is work-conserving), but never never.
+  double unreserved_floor = 0.01;
+  CostEstimatorConfig estimator;
+};
+
+// What the adapter knows about the daemon, printed at the top of `qbox status`.
+struct StatusHeader {
+  std::string state;   // "active" or "stock"
+  std::string reason;  // why stock; empty when active
+  std::string ceph_version;
+  std::string build_id;
+  unsigned shards = 0;
+};
+
+class OsdShares {
+ public:
+  OsdShares(OsdSharesConfig config, Seconds now);
+
+  // Puts `table` (validated by parse_share_table) in force for every shard's next call.
+  void set_table(const ShareTable& table, Seconds now);
+  std::uint64_t table_epoch() const;
+  // Changes each time a table is set; shards compare it before taking the mutex for snapshot().
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  std::shared_ptr<const ShareSnapshot> snapshot() const;
+  Seconds default_cost() const { return config_.default_cost; }
+
+  // An op entered a shard's queue for `account` (kNoAccount: immediate). Returns the device time
+  // it is estimated to cost, which the shard tags it with. `requeued`: an op put back after it
+  // was dequeued; it costs nothing more.
+  Seconds on_enqueue(AccountId account, RequestClass request_class, bool requeued, Seconds now);
+  // A shard handed the op to the OSD: it leaves the queue, its account is charged `cost`.
+  void on_dispatch(AccountId account, Seconds cost, Seconds now);
+  // The thread that ran an op of `request_class` came back for more: the op has completed.
+  void on_completion(RequestClass request_class, Seconds now);
+
+  // `qbox status` as specified in doc/dev/qbox-in-osd.md.
+  std::string status_json(const StatusHeader& header, Seconds now);
+
+ private:
+  struct Account {
+    std::string name;
+    std::vector<std::uint64_t> owners;
+    const char* op_class = "client";
+    double target = 0;
+    bool listed = false;  // in the table in force (fixed accounts always are)
+    std::int64_t queued = 0;
+    std::uint64_t ops = 0;
+    Seconds charged = 0;           // in the current window
+    Seconds backlogged = 0;        // in the current window
+    Seconds backlog_since = 0;     // when `queued` last became > 0, if it is
+    double last_achieved = 0;      // of the last complete window
+    double last_backlogged = 0;
+  };
+
+  AccountId account_for(const std::string& name);
+  void advance(Seconds now);
+  void close_window(Seconds end);
+  Seconds clock(Seconds now);
+
+  OsdSharesConfig config_;
+  mutable std::mutex mutex_;
+  std::atomic<std::uint64_t> generation_{0};
+  std::uint64_t epoch_ = 0;
+  std::shared_ptr<const ShareSnapshot> snapshot_;
+  std::vector<Account> accounts_;
+  std::vector<AccountId> order_;  // status order: table clients, then the fixed accounts
+  std::unordered_map<std::string, AccountId> by_name_;
+  CostEstimator estimator_;
+  std::size_t in_flight_ = 0;
+  Seconds window_start_;
+  bool window_complete_ = false;
+  Seconds last_now_;
+};
+
+}  // namespace erails::qbox

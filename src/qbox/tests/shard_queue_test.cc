@@ -1,0 +1,133 @@
+#include "qbox/shard_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "qbox/share_table.h"
+
+namespace erails::qbox {
+namespace {
+
+constexpr RequestClass kRead{Operation::read, Access::random};
+
+ShareTable table_of(double alice, double bob) {
+  ShareTable table;
+  table.epoch = 3;
+  table.clients = {{"client.alice", alice, {100, 101}}, {"client.bob", bob, {200}}};
+  table.background_recovery = 0.05;
+  table.background_best_effort = 0.05;
+  return table;
+}
+
+OsdSharesConfig config() {
+  OsdSharesConfig c;
+  c.window = 1.0;
+  c.default_cost = 0.001;
+  return c;
+}
+
+TEST(ShardQueue, ImmediateOpsGoFirst) {
+  OsdShares shares(config(), 0);
+  ShardQueue<int> queue(shares);
+  queue.enqueue(1, {OpClass::client, 7, kRead}, 0);
+  queue.enqueue(2, {OpClass::immediate, 0, kRead}, 0);
+  queue.enqueue(3, {OpClass::background_recovery, 0, kRead}, 0);
+  EXPECT_EQ(queue.dequeue(0)->op, 2);
+  EXPECT_FALSE(queue.empty());
+  queue.dequeue(0);
+  queue.dequeue(0);
+  EXPECT_TRUE(queue.empty());
+  EXPECT_FALSE(queue.dequeue(0));
+}
+
+TEST(ShardQueue, BackloggedClientsShareByUtilization) {
+  OsdShares shares(config(), 0);
+  shares.set_table(table_of(0.6, 0.3), 0);
+  ShardQueue<int> queue(shares);
+  for (int i = 0; i < 300; ++i) {
+    queue.enqueue(1, {OpClass::client, 100, kRead}, 0);
+    queue.enqueue(2, {OpClass::client, 200, kRead}, 0);
+  }
+  int alice = 0;
+  for (int i = 0; i < 90; ++i) alice += queue.dequeue(0)->op == 1;
+  EXPECT_NEAR(alice, 60, 2);
+}
+
+TEST(ShardQueue, UnknownOwnersShareTheUnreservedAccount) {
+  OsdShares shares(config(), 0);
+  shares.set_table(table_of(0.5, 0.1), 0);
+  ShardQueue<int> queue(shares);
+  queue.enqueue(1, {OpClass::client, 999, kRead}, 0);
+  queue.enqueue(2, {OpClass::client, 998, kRead}, 0);
+  EXPECT_EQ(queue.dequeue(0)->op, 1);
+  EXPECT_EQ(queue.dequeue(0)->op, 2);
+  const std::string status = shares.status_json({"active", "", "16.2.15", "ab", 1}, 0.5);
+  EXPECT_NE(status.find(R"("name":"unreserved","owners":[],"class":"client","target":0.30000000000000004)"),
+            std::string::npos)
+      << status;
+}
+
+TEST(ShardQueue, ANewTableAppliesToTheNextEnqueue) {
+  OsdShares shares(config(), 0);
+  ShardQueue<int> queue(shares);
+  queue.enqueue(1, {OpClass::client, 100, kRead}, 0);
+  shares.set_table(table_of(0.6, 0.3), 0);
+  queue.enqueue(2, {OpClass::client, 100, kRead}, 0);
+  shares.status_json({"active", "", "", "", 1}, 0);
+  queue.dequeue(0);
+  queue.dequeue(0);
+  const std::string status = shares.status_json({"active", "", "", "", 1}, 1.5);
+  // One op was queued while the owner was unreserved, one after the table named it.
+  EXPECT_NE(status.find(R"("name":"client.alice","owners":[100,101],"class":"client","target":0.59999999999999998,"achieved":0.001,"backlogged":0,"ops":1)"),
+            std::string::npos)
+      << status;
+  EXPECT_NE(status.find(R"("table_epoch":3)"), std::string::npos);
+}
+
+TEST(ShardQueue, RequeuedOpGoesAheadAndIsNotChargedAgain) {
+  OsdShares shares(config(), 0);
+  ShardQueue<int> queue(shares);
+  queue.enqueue(1, {OpClass::client, 5, kRead}, 0);
+  queue.enqueue(2, {OpClass::client, 5, kRead}, 0);
+  auto first = queue.dequeue(0);
+  queue.enqueue_front(std::move(first->op), {OpClass::client, 5, kRead}, 0);
+  EXPECT_EQ(queue.dequeue(0)->op, 1);
+  EXPECT_EQ(queue.dequeue(0)->op, 2);
+  const std::string status = shares.status_json({"active", "", "", "", 1}, 1.0);
+  EXPECT_NE(status.find(R"("name":"unreserved","owners":[],"class":"client","target":0.84999999999999998,"achieved":0.002,"backlogged":0,"ops":3,"queued":0)"),
+            std::string::npos)
+      << status;
+}
+
+TEST(OsdShares, BackloggedIsTheFractionOfTheWindowWithOpsQueued) {
+  OsdShares shares(config(), 0);
+  ShardQueue<int> queue(shares);
+  queue.enqueue(1, {OpClass::client, 5, kRead}, 0.25);
+  queue.dequeue(0.75);
+  const std::string status = shares.status_json({"active", "", "", "", 1}, 1.0);
+  EXPECT_NE(status.find(R"("name":"unreserved","owners":[],"class":"client","target":0.84999999999999998,"achieved":0.001,"backlogged":0.5)"),
+            std::string::npos)
+      << status;
+}
+
+TEST(OsdShares, CostsComeFromCompletionsAndBusyTime) {
+  OsdShares shares(config(), 0);
+  ShardQueue<int> queue(shares);
+  // One op at a time, each running 2 ms: the estimator must find about 2 ms per random read.
+  Seconds now = 0;
+  for (int i = 0; i < 2000; ++i) {
+    queue.enqueue(i, {OpClass::client, 5, kRead}, now);
+    queue.dequeue(now);
+    now += 0.002;
+    shares.on_completion(kRead, now);
+  }
+  const std::string status = shares.status_json({"active", "", "", "", 1}, now);
+  const auto at = status.find("\"rand_read\":");
+  ASSERT_NE(at, std::string::npos) << status;
+  EXPECT_NEAR(std::stod(status.substr(at + 12)), 0.002, 0.0002) << status;
+  EXPECT_NE(status.find("\"seq_read\":null"), std::string::npos) << status;
+}
+
+}  // namespace
+}  // namespace erails::qbox

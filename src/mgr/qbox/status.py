@@ -1,0 +1,66 @@
+"""`ceph qbox status`: one dict from the module's table and the OSDs' latest reports, and its
+plain-text form."""
+from typing import Any, Dict, List, Optional, Sequence
+
+from .push import OsdReport, table_body
+from .table import Table
+
+COST_CLASSES = ("seq_read", "rand_read", "seq_write", "rand_write")
+ENTRY_KEYS = ("name", "class", "target", "achieved", "backlogged", "ops", "queued")
+
+
+def build_status(table: Table, epoch: int, owners: Dict[str, List[int]], up_osds: Sequence[int],
+                 reports: Dict[int, OsdReport], push_failures: Dict[int, str], problems: Sequence[str],
+                 now: float) -> dict:
+    osds = []
+    for osd in sorted(up_osds):
+        report = reports.get(osd)
+        if report is None:
+            osds.append({"osd": osd, "state": "unknown", "reason": "not asked yet", "table_epoch": None,
+                         "in_sync": False, "costs": None, "window_seconds": None, "clients": []})
+            continue
+        status = report.status
+        state = "active" if report.active else ("stock" if report.answered() else "no library")
+        osds.append({"osd": osd, "state": state, "reason": report.reason, "table_epoch": report.epoch,
+                     "in_sync": report.epoch == epoch, "costs": status.get("costs"),
+                     "window_seconds": status.get("window_seconds"),
+                     "clients": [{key: entry.get(key) for key in ENTRY_KEYS} | {"owners": entry.get("owners", [])}
+                                 for entry in status.get("clients", []) if isinstance(entry, dict)]})
+    return {"now": now, "epoch": epoch, "sum": table.total(), "table": table_body(table, owners),
+            "osds": osds, "push_failures": {str(osd): why for osd, why in sorted(push_failures.items())},
+            "problems": list(problems)}
+
+
+def _number(value: Any, scale: float = 1.0, digits: int = 3) -> str:
+    return "-" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value * scale:.{digits}f}"
+
+
+def _owners(ids: Optional[List[int]]) -> str:
+    return ",".join(str(owner) for owner in ids) if ids else "-"
+
+
+def render_plain(status: dict) -> str:
+    table = status["table"]
+    lines = [f"qbox table epoch {status['epoch']}: utilizations sum to {status['sum']:.3f} of 1"]
+    for client in table["clients"]:
+        lines.append(f"  {client['name']:<24} {client['utilization']:.3f}  sessions {_owners(client['owners'])}")
+    lines.append(f"  {'background_recovery':<24} {table['background_recovery']:.3f}")
+    lines.append(f"  {'background_best_effort':<24} {table['background_best_effort']:.3f}")
+    for osd in status["osds"]:
+        if osd["state"] != "active":
+            lines.append(f"osd.{osd['osd']}: {osd['state']}: {osd['reason']}")
+            continue
+        sync = "in sync" if osd["in_sync"] else f"pushing epoch {status['epoch']}"
+        costs = osd["costs"] or {}
+        lines.append(f"osd.{osd['osd']}: active, table epoch {osd['table_epoch']} ({sync}), window "
+                     f"{_number(osd['window_seconds'], digits=1)} s, estimated ms per op: "
+                     + " ".join(f"{name} {_number(costs.get(name), 1000.0)}" for name in COST_CLASSES))
+        lines.append(f"  {'client':<24} {'target':>7} {'achieved':>9} {'backlogged':>11} {'ops':>8} {'queued':>7}")
+        for entry in osd["clients"]:
+            lines.append(f"  {str(entry['name']):<24} {_number(entry['target']):>7} {_number(entry['achieved']):>9} "
+                         f"{_number(entry['backlogged'], digits=2):>11} {str(entry['ops'] if entry['ops'] is not None else '-'):>8} "
+                         f"{str(entry['queued'] if entry['queued'] is not None else '-'):>7}")
+    for osd, why in status["push_failures"].items():
+        lines.append(why)
+    lines.extend(status["problems"])
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,148 @@
+"""The qbox module against a stand-in for ceph-mgr and for the OSDs' library: commands change the
+table and its store, a new module on the same store (a mgr restart) keeps it, the table reaches
+every OSD whose epoch differs (one restarted included) with the owners of the monitors' sessions,
+and OSDs without the library raise QBOX_OSD_STOCK."""
+import importlib.machinery
+import json
+import logging
+import sys
+import threading
+import time
+import types
+
+import pytest
+
+
+class _Result:
+    def __init__(self, tag=""):
+        self.ev = threading.Event()
+        self.r, self.outb, self.outs = 0, "", ""
+
+
+def _fake_mgr_module():
+    fake = types.ModuleType("mgr_module")
+    fake.__spec__ = importlib.machinery.ModuleSpec("mgr_module", None)
+    fake.MgrModule = type("MgrModule", (), {"__init__": lambda self, *args, **kwargs: None})
+    fake.Option = lambda name, **kwargs: dict(kwargs, name=name)
+    fake.CommandResult = _Result
+    fake.HandleCommandResult = lambda *args: args
+    fake.CLIReadCommand = fake.CLIWriteCommand = lambda prefix: (lambda function: function)
+    fake.NotifyType = types.SimpleNamespace(osd_map="osd_map")
+    return fake
+
+
+@pytest.fixture
+def module_class(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mgr_module", _fake_mgr_module())
+    monkeypatch.delitem(sys.modules, "qbox.module", raising=False)
+    from qbox.module import Module
+    yield Module
+    sys.modules.pop("qbox.module", None)
+
+
+class Osd:
+    """The library's side of the contract, as far as the module sees it."""
+
+    def __init__(self, library=True):
+        self.library, self.epoch, self.table = library, 0, None
+
+    def answer(self, command):
+        if not self.library:
+            return 0, "", f"unknown command prefix {command['prefix']}"
+        if command["prefix"] == "qbox set":
+            self.table = json.loads(command["table"])
+            self.epoch = self.table["epoch"]
+        return 0, json.dumps({"state": "active", "reason": "", "table_epoch": self.epoch, "clients": []}), ""
+
+
+def make_module(module_class, store, osds, sessions):
+    class Mgr(module_class):
+        def __init__(self):
+            self.log = logging.getLogger("qbox-test")
+            self.store = store
+            super().__init__()
+            self.health = {}
+
+        def get_store(self, key):
+            return self.store.get(key)
+
+        def set_store(self, key, value):
+            self.store[key] = value
+
+        def get_module_option(self, name):
+            return {"push_seconds": 1.0}.get(name)
+
+        def get(self, what):
+            return {"osd_map": {"osds": [{"osd": osd, "up": 1} for osd in osds]},
+                    "mon_map": {"mons": [{"name": "a"}]}}[what]
+
+        def mon_command(self, command):
+            known = command["entity"] in ("client.alice", "client.bob")
+            return (0, "[]", "") if known else (-2, "", "failed to find client.x in keyring")
+
+        def send_command(self, result, kind, name, command, tag):
+            command = json.loads(command)
+            if kind == "mon":
+                result.r, result.outb, result.outs = 0, json.dumps(sessions), ""
+            else:
+                result.r, result.outb, result.outs = osds[int(name)].answer(command)
+            result.ev.set()
+
+        def set_health_checks(self, checks):
+            self.health = checks
+
+    return Mgr()
+
+
+def run_until(module, predicate, timeout=10.0):
+    thread = threading.Thread(target=module.serve, daemon=True)
+    thread.start()
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        time.sleep(0.02)
+    module.shutdown()
+    thread.join(timeout=10)
+    assert predicate()
+
+
+def test_the_table_reaches_every_osd_with_the_owners_and_survives_a_mgr_restart(module_class):
+    store = {}
+    osds = {0: Osd(), 1: Osd(), 2: Osd(library=False)}
+    sessions = [{"name": "client.?", "entity_name": "client.alice", "global_id": 4125, "con_type": "client"}]
+    module = make_module(module_class, store, osds, sessions)
+    assert module.qbox_set("client.alice", "0.3")[0] == 0
+    assert module.qbox_set("client.x", "0.3")[0] == -2
+    assert module.qbox_set("client.bob", "0.7")[0] == -34
+    assert module.qbox_set_background("best_effort", "0.1")[0] == 0
+    run_until(module, lambda: osds[0].epoch and osds[1].epoch and "QBOX_OSD_STOCK" in module.health)
+    expected = {"clients": [{"name": "client.alice", "utilization": 0.3, "owners": [4125]}],
+                "background_recovery": 0.1, "background_best_effort": 0.1}
+    assert osds[0].table == osds[1].table == dict(expected, epoch=osds[0].epoch)
+    assert module.health["QBOX_OSD_STOCK"]["detail"][0].startswith("osd.2: `qbox status` is not a command")
+    status = json.loads(module.qbox_status("json")[1])
+    assert [osd["in_sync"] for osd in status["osds"]] == [True, True, False]
+    assert module.qbox_status("yaml")[0] == -22
+
+    # A new module on the same store (a mgr restart) keeps the table and its epoch; an OSD that
+    # restarted (epoch 0) gets the table again, and a new session of alice changes the epoch.
+    epoch = osds[0].epoch
+    osds[1] = Osd()
+    sessions.append({"name": "client.?", "entity_name": "client.alice", "global_id": 4200, "con_type": "client"})
+    restarted = make_module(module_class, store, osds, sessions)
+    assert restarted._table.clients == {"client.alice": 0.3}
+    run_until(restarted, lambda: osds[1].epoch == epoch + 1 and osds[0].epoch == epoch + 1)
+    assert osds[1].table["clients"][0]["owners"] == [4125, 4200]
+    assert restarted.qbox_rm("client.alice")[0] == 0
+    assert make_module(module_class, store, osds, sessions)._table.clients == {}
+
+
+def test_a_stored_table_that_cannot_be_read_is_not_pushed_and_is_reported(module_class):
+    osds = {0: Osd()}
+    store = {"table": "{broken"}
+    module = make_module(module_class, store, osds, [])
+    run_until(module, lambda: "QBOX_MODULE_PROBLEM" in module.health)
+    assert osds[0].epoch == 0
+    assert "nothing is pushed until `ceph qbox set` replaces it" in module.health["QBOX_MODULE_PROBLEM"]["detail"][0]
+    assert module.qbox_set("client.alice", "0.3")[0] == 0
+    restarted = make_module(module_class, store, osds, [])
+    run_until(restarted, lambda: osds[0].epoch == 1 and not restarted.health)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "qbox/json_text.h"
 
@@ -15,6 +16,15 @@ constexpr RequestClass kClasses[] = {
     {Operation::write, Access::random},
 };
 constexpr const char* kClassKeys[] = {"seq_read", "rand_read", "seq_write", "rand_write"};
+
+// Twelve significant digits: shares and costs are estimates, and 0.1 should read 0.1, not
+// 0.10000000000000001, to an operator.
+std::string real(double value) {
+  if (!std::isfinite(value)) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", value);
+  return text;
+}
 
 }  // namespace
 
@@ -178,12 +188,12 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
                     ",\"ceph_version\":" + json_string(header.ceph_version) +
                     ",\"build_id\":" + json_string(header.build_id) +
                     ",\"table_epoch\":" + std::to_string(epoch_) +
-                    ",\"window_seconds\":" + json_number(config_.window) +
+                    ",\"window_seconds\":" + real(config_.window) +
                     ",\"shards\":" + std::to_string(header.shards) + ",\"costs\":{";
   for (std::size_t i = 0; i < 4; ++i) {
     const auto cost = estimator_.cost(kClasses[i]);
     out += std::string(i ? "," : "") + "\"" + kClassKeys[i] +
-           "\":" + (cost ? json_number(*cost) : std::string("null"));
+           "\":" + (cost ? real(*cost) : std::string("null"));
   }
   out += "},\"clients\":[";
   bool first = true;
@@ -193,9 +203,9 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
     for (std::size_t i = 0; i < a.owners.size(); ++i) {
       out += (i ? "," : "") + std::to_string(a.owners[i]);
     }
-    out += "],\"class\":" + json_string(a.op_class) + ",\"target\":" + json_number(a.target) +
-           ",\"achieved\":" + (window_complete_ ? json_number(a.last_achieved) : "null") +
-           ",\"backlogged\":" + (window_complete_ ? json_number(a.last_backlogged) : "null") +
+    out += "],\"class\":" + json_string(a.op_class) + ",\"target\":" + real(a.target) +
+           ",\"achieved\":" + (window_complete_ ? real(a.last_achieved) : "null") +
+           ",\"backlogged\":" + (window_complete_ ? real(a.last_backlogged) : "null") +
            ",\"ops\":" + std::to_string(a.ops) + ",\"queued\":" + std::to_string(a.queued) + "}";
     first = false;
   }

@@ -1,0 +1,59 @@
+// Our declaration of the part of Ceph 16.2.15's admin socket a library needs to add commands that
+// both `ceph daemon <name> ...` and `ceph tell osd.N ...` reach (doc/dev/ceph-abi.md, "Commands
+// through the admin socket": symbols from nm -D, the hook's vtable from VersionHook's vtable
+// relocations, the call's registers from its disassembly).
+#pragma once
+
+#include <boost/variant.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rados/buffer.h>
+
+namespace erails::ceph_osd {
+
+// cmdmap_t, spelled as its mangled name in ceph-osd spells it (find_matched_hook's signature):
+// std::map<std::string, boost::variant<std::string, bool, long, double, std::vector<std::string>,
+// std::vector<long>, std::vector<double>>, std::less<void>>. Debian builds Ceph against its own
+// Boost (1.74), whose variant headers we compile with.
+using CmdValue = boost::variant<std::string, bool, std::int64_t, double, std::vector<std::string>,
+                                std::vector<std::int64_t>, std::vector<double>>;
+using CmdMap = std::map<std::string, CmdValue, std::less<void>>;
+
+struct Formatter;
+
+// AdminSocketHook's vtable: 0 call, 1 call_async, 2/3 destructors. call() gets the command's
+// prefix words, the validated arguments, the formatter for the requested format, a stream whose
+// text becomes the error message, and `out`: when `out` is left empty the socket flushes the
+// formatter into it, so a hook that fills `out` itself answers with exactly that text. It returns
+// 0 or a negative errno. call_async() must end by calling `on_finish(result, error text, out)`
+// exactly once; the base class's version (which we do not link to) runs call() and does that.
+class AdminSocketHook {
+ public:
+  virtual int call(std::string_view command, const CmdMap& cmdmap, Formatter* formatter,
+                   std::ostream& errors, ceph::buffer::list& out) = 0;
+  virtual void call_async(std::string_view command, const CmdMap& cmdmap, Formatter* formatter,
+                          const ceph::buffer::list& input,
+                          std::function<void(int, const std::string&, ceph::buffer::list&)>
+                              on_finish) = 0;
+  virtual ~AdminSocketHook() = default;
+};
+
+// CephContext::get_admin_socket() and AdminSocket::register_command(cmddesc, hook, help), both
+// exported by ceph-osd; register_command returns 0, or -EEXIST when the prefix is taken.
+// `cmddesc` is Ceph's command signature: prefix words, then name=...,type=... argument specs.
+inline constexpr const char* kGetAdminSocketSymbol =
+    "_ZN4ceph6common11CephContext16get_admin_socketEv";
+inline constexpr const char* kRegisterCommandSymbol =
+    "_ZN11AdminSocket16register_commandESt17basic_string_viewIcSt11char_traitsIcEEP15AdminSocketHookS3_";
+using GetAdminSocket = void* (*)(void* cct);
+using RegisterCommand = int (*)(void* admin_socket, std::string_view cmddesc,
+                                AdminSocketHook* hook, std::string_view help);
+
+}  // namespace erails::ceph_osd

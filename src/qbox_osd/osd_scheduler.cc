@@ -1,0 +1,153 @@
+#include "qbox_osd/osd_scheduler.h"
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "qbox/shard_queue.h"
+#include "qbox_osd/admin_commands.h"
+
+namespace erails::qbox_osd {
+namespace {
+
+using ceph_osd::OpQueueable;
+using ceph_osd::OpSchedulerItem;
+using ceph_osd::WorkItem;
+
+const auto kLoaded = std::chrono::steady_clock::now();
+
+std::unique_ptr<OsdState> g_state;
+std::once_flag g_state_once;
+std::string g_build_id;
+
+template <class Result, std::size_t Slot>
+Result call_slot(const OpQueueable* op) {
+  auto* const* vtable = *reinterpret_cast<void* const* const*>(op);
+  return reinterpret_cast<Result (*)(const OpQueueable*)>(vtable[Slot])(op);
+}
+
+// An OpSchedulerItem held by us: moved out of the OSD's item (whose pointer is then null, so the
+// OSD's destructor of it frees nothing) and moved back into the WorkItem dequeue returns.
+class HeldItem {
+ public:
+  HeldItem() { std::memset(&raw_, 0, sizeof raw_); }
+  explicit HeldItem(OpSchedulerItem& from) : raw_(from) { from.qitem = nullptr; }
+  HeldItem(HeldItem&& other) noexcept : raw_(other.raw_) { other.raw_.qitem = nullptr; }
+  HeldItem& operator=(HeldItem&& other) noexcept {
+    if (this != &other) {
+      release();
+      raw_ = other.raw_;
+      other.raw_.qitem = nullptr;
+    }
+    return *this;
+  }
+  HeldItem(const HeldItem&) = delete;
+  HeldItem& operator=(const HeldItem&) = delete;
+  ~HeldItem() { release(); }
+
+  void move_into(WorkItem& work) {
+    std::memcpy(work.storage, &raw_, sizeof raw_);
+    work.index = WorkItem::kItem;
+    raw_.qitem = nullptr;
+  }
+
+ private:
+  void release() {
+    if (raw_.qitem != nullptr) {
+      call_slot<void, ceph_osd::kOpQueueableDeletingDtorSlot>(raw_.qitem);
+      raw_.qitem = nullptr;
+    }
+  }
+  OpSchedulerItem raw_;
+};
+
+qbox::OpTraits traits_of(const OpSchedulerItem& item) {
+  qbox::OpTraits traits;
+  const auto op_class =
+      call_slot<std::uint8_t, ceph_osd::kOpQueueableSchedulerClassSlot>(item.qitem);
+  traits.op_class = op_class <= static_cast<std::uint8_t>(qbox::OpClass::client)
+                        ? static_cast<qbox::OpClass>(op_class)
+                        : qbox::OpClass::client;
+  traits.owner = item.owner;
+  // The OSD sets an op's cost to the bytes it writes and reads' to 0 (ceph-abi.md); offsets are
+  // inside the message, which we do not parse, so every op counts as random.
+  traits.request_class = {item.cost > 0 ? Operation::write : Operation::read, qbox::Access::random};
+  return traits;
+}
+
+// How completions are observed: a shard thread comes back to its scheduler (empty() or
+// dequeue()) only after it has run the op it took last, so the time between a thread's dequeue
+// and its next call is that op's run(). Reads run synchronously in run(); writes only submit
+// their transaction (doc/dev/qbox-in-osd.md says what that means for their cost).
+struct ThreadOp {
+  const void* scheduler = nullptr;
+  qbox::RequestClass request_class;
+};
+thread_local ThreadOp t_running;
+
+class QBoxOpScheduler final : public ceph_osd::OpScheduler {
+ public:
+  explicit QBoxOpScheduler(OsdState& state) : state_(state), queue_(state.shares) {}
+
+  void enqueue(OpSchedulerItem&& item) override {
+    const qbox::OpTraits traits = traits_of(item);
+    queue_.enqueue(HeldItem(item), traits, now());
+  }
+  void enqueue_front(OpSchedulerItem&& item) override {
+    const qbox::OpTraits traits = traits_of(item);
+    queue_.enqueue_front(HeldItem(item), traits, now());
+  }
+  bool empty() const override {
+    finish_running();
+    return queue_.empty();
+  }
+  WorkItem dequeue() override {
+    finish_running();
+    WorkItem work;
+    work.index = WorkItem::kNothing;
+    auto next = queue_.dequeue(now());
+    if (next) {
+      next->op.move_into(work);
+      t_running = {this, next->request_class};
+    }
+    return work;
+  }
+  void dump(ceph_osd::Formatter&) const override {}
+  void print(std::ostream& out) const override { out << "QBoxScheduler"; }
+  void update_configuration() override {}
+
+ private:
+  void finish_running() const {
+    if (t_running.scheduler != this) return;
+    t_running.scheduler = nullptr;
+    state_.shares.on_completion(t_running.request_class, now());
+  }
+
+  OsdState& state_;
+  qbox::ShardQueue<HeldItem> queue_;
+};
+
+}  // namespace
+
+qbox::Seconds now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - kLoaded).count();
+}
+
+OsdState* osd_state() { return g_state.get(); }
+
+void set_build_id(const std::string& build_id) { g_build_id = build_id; }
+
+ceph_osd::OpScheduler** make_qbox_scheduler(ceph_osd::OpScheduler** result, void* cct,
+                                            unsigned num_shards, bool /*is_rotational*/) {
+  std::call_once(g_state_once, [&] {
+    g_state = std::make_unique<OsdState>(qbox::OsdSharesConfig{}, now());
+    g_state->header = {"active", "", ERAILS_CEPH_VERSION, g_build_id, num_shards};
+    register_admin_commands(cct);
+  });
+  *result = new QBoxOpScheduler(*g_state);
+  return result;
+}
+
+}  // namespace erails::qbox_osd

@@ -1,27 +1,36 @@
 #!/bin/bash
 # Rails on a real local cluster, measured (bench/rails/README.md): starts a 6-OSD cluster whose
 # data devices are loop devices (needs root), runs bench/rails/evidence.py, writes its results to
-# --out, and stops the cluster (removing it unless the run failed).
-#   bench/rails/run.sh [--plugin-dir <build>/erasure-code] [--out DIR] [evidence.py options...]
+# --out, and stops the cluster (removing it unless the run failed). With --emulate-ssd the data
+# devices are files under the device emulator instead (start.sh --emulate-ssd), for the latency
+# step; the steps that count the kernel's I/O (mixed, crash) need the loop devices.
+#   bench/rails/run.sh [--plugin-dir <build>/erasure-code] [--out DIR] [--dir DIR] [--port-base P]
+#       [--emulate-ssd=MODEL_FILE] [--sim <build>/tools/erails_sim/erails-sim] [evidence.py options...]
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 plugin_dir=${ERAILS_PLUGIN_DIR:-$repo/build/erasure-code}
 out=$repo/bench/rails/results
 cluster_dir=$repo/cluster-rails
 port_base=17300
+model=""
 evidence_args=()
 while (($#)); do
     case $1 in
         --plugin-dir) plugin_dir=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --dir) cluster_dir=$2; shift 2 ;;
+        --port-base) port_base=$2; shift 2 ;;
+        --emulate-ssd=*) model=$(realpath "${1#*=}"); shift ;;
         *) evidence_args+=("$1"); shift ;;
     esac
 done
 [[ -e $plugin_dir/libec_erails.so ]] || { echo "no libec_erails.so in $plugin_dir (build target ec_erails)" >&2; exit 2; }
+[[ -z $model || -f $model ]] || { echo "--emulate-ssd=$model: no such model file" >&2; exit 2; }
 
+devices=(--loop-data)
+[[ -n $model ]] && devices=("--emulate-ssd=$model") && evidence_args+=(--model "$model")
 "$repo/vstart-configs/start.sh" --dir "$cluster_dir" --osds 6 --port-base "$port_base" \
-    --plugin-dir "$plugin_dir" --loop-data --fresh
+    --plugin-dir "$plugin_dir" "${devices[@]}" --fresh
 status=0
 PYTHONPATH="$repo/src/mgr" /usr/bin/python3 "$repo/bench/rails/evidence.py" --conf "$cluster_dir/ceph.conf" --cluster-dir "$cluster_dir" \
     --out "$out" "${evidence_args[@]}" || status=$?

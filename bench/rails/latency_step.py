@@ -1,0 +1,350 @@
+"""The `latency` step of bench/rails/evidence.py, the cluster half: what a reader sees while a
+writer runs, with Rails off and on, on an erails k=4 m=2 pool and an erails k=1 m=2 (3 copies)
+pool, both with crush-colors, one after the other on the same cluster (one OSD may follow only one
+schedule, so the first pool is deleted before the second is made). Per pool, three loads of
+--latency-seconds each: read-only; mixed with the rails module inactive (rails off); mixed with it
+active (rails on). The reader records every 4 KiB random read; the writer writes whole objects of
+4 KiB to 64 KiB. Each OSD's device-model counters (emulated data devices only) are read at every
+phase change. The simulator then replays each load at the rates the cluster reached."""
+import json
+import os
+import subprocess
+import threading
+import time
+from typing import Dict, List, Optional, Tuple
+
+from latency_client import run_reads, run_writes
+from phase_accounting import sample_times
+from read_latency import (LOADS, SimLoad, goals, per_second_rows, read_rate, sim_config, sim_summary_row,
+                          split_by_phase, summarize_reads, throughput_mb_s, write_rates)
+
+READ_SIZE = 4096
+WRITE_SIZES = (4096, 8192, 16384, 32768, 65536)
+READ_OBJECT_SIZE = 65536
+# Bounds the footprint of each pool's writes: names wrap around.
+WRITE_OBJECTS = 2000
+JOURNAL_MODEL = ("nvme_journal.conf", "nvme_journal")
+FILL_IN_FLIGHT = 16
+
+
+def _ms(seconds: Optional[float]) -> str:
+    return f"{seconds * 1000:.2f}" if seconds is not None else "-"
+
+
+class PoolShape:
+    def __init__(self, label: str, pool: str, k: int, m: int):
+        self.label, self.pool, self.k, self.m = label, pool, k, m
+
+
+def model_sections(model_file: str, seen=None) -> List[Tuple[str, Dict[str, str]]]:
+    """([ssd|hdd] NAME, its keys) of a device-model file and the files it includes (includes
+    first, each file once), in order; a reading of the format doc/simulator.rst describes, enough
+    to name the device and its time scale."""
+    seen = set() if seen is None else seen
+    path = os.path.realpath(model_file)
+    if path in seen:
+        return []
+    seen.add(path)
+    sections: List[Tuple[str, Dict[str, str]]] = []
+    current: Optional[Dict[str, str]] = None
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("[") and line.endswith("]"):
+                kind, _, name = line[1:-1].partition(" ")
+                current = {} if kind in ("ssd", "hdd") and name.strip() else None
+                if current is not None:
+                    sections.append((name.strip(), current))
+            elif "=" in line:
+                key, value = (part.strip() for part in line.split("=", 1))
+                if key == "include" and current is None and not sections:
+                    sections[:0] = model_sections(os.path.join(os.path.dirname(path), value), seen)
+                elif current is not None:
+                    current[key] = value
+    return sections
+
+
+def model_device(model_file: str) -> Tuple[str, float]:
+    """The device a model file defines last (its own, after those it includes, as the emulator and
+    --model mean it) and that device's time_scale, following `base`; 1 when none sets it."""
+    sections = model_sections(model_file)
+    if not sections:
+        raise SystemExit(f"--model {model_file}: no [ssd NAME] or [hdd NAME] section; accepted: a device-model file "
+                         "of src/devices/models")
+    by_name = dict(sections)
+    name = sections[-1][0]
+    keys, hops = by_name[name], 0
+    while "time_scale" not in keys and keys.get("base") in by_name and hops < len(sections):
+        keys, hops = by_name[keys["base"]], hops + 1
+    return name, float(keys.get("time_scale", 1))
+
+
+def _ms(seconds: Optional[float]) -> str:
+    return f"{seconds * 1000:.2f}" if seconds is not None else "-"
+
+
+class PoolShape:
+    def __init__(self, label: str, pool: str, k: int, m: int):
+        self.label, self.pool, self.k, self.m = label, pool, k, m
+
+
+def model_name(model_file: str) -> str:
+    """The first [ssd NAME] or [hdd NAME] section of a device-model file, or, for a file holding
+    only includes, the first of the files it includes."""
+    includes = []
+    with open(model_file) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("[") and line.endswith("]"):
+                kind, _, name = line[1:-1].partition(" ")
+                if kind in ("ssd", "hdd") and name.strip():
+                    return name.strip()
+            elif line.startswith("include") and "=" in line:
+                includes.append(os.path.join(os.path.dirname(model_file), line.split("=", 1)[1].strip()))
+    for included in includes:
+        return model_name(included)
+    raise SystemExit(f"--model {model_file}: no [ssd NAME] or [hdd NAME] section; accepted: a device-model file "
+                     "of src/devices/models")
+
+
+def model_time_scale(model_file: str) -> float:
+    """The time_scale key of a model file (1 when absent: every modeled duration as calibrated)."""
+    scale = 1.0
+    with open(model_file) as f:
+        for line in f:
+            key, _, value = line.split("#", 1)[0].partition("=")
+            if key.strip() == "time_scale":
+                scale = float(value)
+    return scale
+
+
+class LatencyStep:
+    def __init__(self, run, repo: str):
+        self.run = run
+        self.args = run.args
+        self.repo = repo
+        self.summary_rows: List[Tuple] = []
+        self.model_rows: List[Tuple] = []
+        self.timeline_rows: List[Tuple] = []
+        self.shading: List[Tuple[str, str, float, float]] = []
+        self.verdict = True
+        self.model = self.args.model
+        self.time_scale = model_device(self.model)[1] if self.model else None
+
+    def describe_device(self) -> str:
+        if not self.model:
+            return "data devices unemulated (files on this VM's virtual disk, no garbage collection)"
+        return f"data devices emulated by {os.path.basename(self.model)}, time_scale {self.time_scale:g}"
+
+    def stats_of(self, osd: int) -> Optional[dict]:
+        """osd's device-model counters, or None before the emulator has written them."""
+        if not self.model:
+            return None
+        try:
+            with open(self.args.model_stats.format(dir=self.args.cluster_dir, osd=osd)) as f:
+                stats = json.load(f)
+        except (OSError, ValueError):
+            return None
+        return {"gc_events": stats["gc_events"], "blocked_seconds": stats["gc_blocked_seconds"]}
+
+    def sample_models(self, schedule, osds: List[int], seconds: float, stop: threading.Event,
+                      ) -> Dict[int, List[Tuple[float, Optional[dict]]]]:
+        samples = {osd: [] for osd in osds}
+        start = time.time()
+        for at in sample_times(schedule, start, start + seconds, self.args.tick):
+            time.sleep(max(0.0, at - time.time()))
+            if stop.is_set():
+                break
+            for osd in osds:
+                samples[osd].append((time.time(), self.stats_of(osd)))
+        return samples
+
+    def run_all(self, rails_pool: str) -> bool:
+        """Both pools; rails_pool is the set-up's k=4 m=2 pool with colors. True when every
+        cluster goal was met."""
+        run = self.run
+        run.ceph("config", "set", "osd", "bluestore_default_buffered_read", "false")
+        run.say(f"latency: {self.describe_device()}; bluestore_default_buffered_read false, so reads reach the "
+                "data device")
+        shapes = [PoolShape("erails k=4 m=2", rails_pool, 4, 2), PoolShape("erails k=1 m=2", "railsrep", 1, 2)]
+        first = True
+        for shape in shapes:
+            if not first:
+                self.make_pool(shape)
+            self.one_pool(shape)
+            run.ceph("osd", "pool", "rm", shape.pool, shape.pool, "--yes-i-really-really-mean-it")
+            first = False
+        return self.verdict
+
+    def make_pool(self, shape: PoolShape) -> None:
+        colors = ",".join(f"color{i}" for i in range(shape.k + shape.m))
+        profile = f"{shape.pool}profile"
+        self.run.ceph("osd", "erasure-code-profile", "set", profile, "plugin=erails", f"k={shape.k}",
+                      f"m={shape.m}", f"crush-colors={colors}", f"rails-frame={self.args.frame}")
+        self.run.ceph("osd", "pool", "create", shape.pool, "32", "32", "erasure", profile)
+        self.run.wait_clean()
+        self.run.wait(f"the rails module to schedule {shape.pool}",
+                      lambda: shape.pool in self.run.ceph("rails", "status"), 60)
+
+    def fill(self, ioctx, count: int) -> List[str]:
+        names = [f"read-{i}" for i in range(count)]
+        body = os.urandom(READ_OBJECT_SIZE)
+        slots = threading.Semaphore(FILL_IN_FLIGHT)
+        failed = []
+        for name in names:
+            slots.acquire()
+
+            def done(completion, name=name):
+                if completion.get_return_value() < 0:
+                    failed.append(name)
+                slots.release()
+            ioctx.aio_write_full(name, name.encode() + body[len(name):], oncomplete=done)
+        for _ in range(FILL_IN_FLIGHT):
+            slots.acquire()
+        if failed:
+            raise SystemExit(f"latency: {len(failed)} of the reader's objects could not be written")
+        return names
+
+    def one_pool(self, shape: PoolShape) -> None:
+        run, args = self.run, self.args
+        params = run.follow_schedule(shape.pool)
+        colors = {osd: color for osd, color in run.color_of.items()}
+        run.say(f"latency, {shape.label} ({shape.pool}): schedule frame {params['frame_seconds']} s, readers "
+                f"{params['readers']}, guard {params['guard_seconds']} s; OSD colors {colors}")
+        ioctx = run.cluster.open_ioctx(shape.pool)
+        run.set_active(False)
+        names = self.fill(ioctx, args.latency_objects)
+        time.sleep(args.latency_idle)
+        origin = time.time()
+        p999: Dict[str, Optional[float]] = {}
+        writer_mb_s: Dict[str, float] = {}
+        loads = {}
+        for load in LOADS:
+            run.set_active(load == "rails on")
+            loads[load] = self.one_load(shape, ioctx, names, load, origin)
+            p999[load] = loads[load]["summary"].p999
+            writer_mb_s[load] = loads[load]["writer_mb_s"]
+            time.sleep(args.latency_idle)
+        ioctx.close()
+        for goal in goals(p999, writer_mb_s):
+            run.say(f"latency, {shape.label}, cluster: {goal.line()}")
+            self.verdict &= goal.met
+        if args.sim:
+            self.simulate(shape, params, loads)
+
+    def one_load(self, shape: PoolShape, ioctx, names: List[str], load: str, origin: float) -> dict:
+        run, args = self.run, self.args
+        result = {}
+        stop = threading.Event()
+        mixed = load != "read-only"
+        threads = [threading.Thread(target=lambda: result.setdefault("reads", run_reads(
+            ioctx, args.latency_seconds, names, READ_OBJECT_SIZE, READ_SIZE, args.latency_readers)))]
+        if mixed:
+            threads.append(threading.Thread(target=lambda: result.setdefault("writes", run_writes(
+                ioctx, args.latency_seconds, 0, args.latency_writers, f"{shape.pool}-{load.replace(' ', '-')}",
+                sizes=WRITE_SIZES, objects=WRITE_OBJECTS))))
+        osds = sorted(run.color_of)
+        sampler = threading.Thread(target=lambda: result.setdefault("model", self.sample_models(
+            run.schedule, osds, args.latency_seconds, stop)))
+        started = time.time()
+        sampler.start()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        stop.set()
+        sampler.join()
+        ended = time.time()
+        reads, writes = result["reads"], result.get("writes", [])
+        summary = summarize_reads(reads)
+        mb_s = throughput_mb_s(writes)
+        failed_writes = sum(1 for op in writes if not op.ok)
+        load_avg = os.getloadavg()[0]
+        run.say(f"latency, {shape.label}, {load}: {summary.reads} reads of {READ_SIZE} B ({summary.failed} failed), "
+                f"p50 {_ms(summary.p50)} ms, p99 {_ms(summary.p99)} ms, p99.9 {_ms(summary.p999)} ms, max "
+                f"{_ms(summary.max)} ms; writer {len(writes)} writes ({failed_writes} failed), {mb_s:.2f} MB/s; "
+                f"load average {load_avg:.1f}")
+        self.summary_rows.append(("cluster", shape.label, load, summary.reads, summary.failed, _ms(summary.p50),
+                                  _ms(summary.p99), _ms(summary.p999), _ms(summary.max), f"{mb_s:.2f}",
+                                  len(writes), "", "", self.scale_label(), f"{load_avg:.1f}"))
+        for second, count, p50, p99, worst in per_second_rows(reads, origin):
+            self.timeline_rows.append((shape.label, load, second, count, f"{p50:.3f}", f"{p99:.3f}", f"{worst:.3f}"))
+        self.shading.append((shape.label, load, started - origin, ended - origin))
+        if self.model:
+            self.report_model(shape, load, result["model"])
+        return {"summary": summary, "writer_mb_s": mb_s, "reads": reads, "writes": writes}
+
+    def scale_label(self) -> str:
+        return f"{self.time_scale:g}" if self.model else "unemulated"
+
+    def report_model(self, shape: PoolShape, load: str, samples) -> None:
+        totals = {"gc_events": {"read": 0.0, "write": 0.0}, "blocked_seconds": {"read": 0.0, "write": 0.0}}
+        for osd, osd_samples in sorted(samples.items()):
+            split = split_by_phase(osd_samples, self.run.schedule, self.run.color_of[osd])
+            for counter in totals:
+                for phase in ("read", "write"):
+                    totals[counter][phase] += split[counter][phase]
+            self.model_rows.append((shape.label, load, osd, self.run.color_of[osd],
+                                    int(split["gc_events"]["read"]), int(split["gc_events"]["write"]),
+                                    f"{split['blocked_seconds']['read']:.3f}", f"{split['blocked_seconds']['write']:.3f}",
+                                    self.scale_label()))
+        self.run.say(f"latency, {shape.label}, {load}: device model, all OSDs: GC events in read phase (guard "
+                     f"included) {int(totals['gc_events']['read'])}, in write phase {int(totals['gc_events']['write'])}; "
+                     f"seconds blocked {totals['blocked_seconds']['read']:.2f} / {totals['blocked_seconds']['write']:.2f}")
+
+    def simulate(self, shape: PoolShape, params: dict, loads: Dict[str, dict]) -> None:
+        """Replays each load in erails-sim at the rates the cluster reached, on the same device
+        model, and prints its figures next to the cluster's."""
+        run, args = self.run, self.args
+        model = self.model or os.path.join(self.repo, "src", "devices", "models", "intel510_drive_b.conf")
+        journal_file = os.path.join(self.repo, "src", "devices", "models", JOURNAL_MODEL[0])
+        out_dir = os.path.join(args.out, "latency_sim")
+        os.makedirs(out_dir, exist_ok=True)
+        p999: Dict[str, Optional[float]] = {}
+        writer_mb_s: Dict[str, float] = {}
+        for load in LOADS:
+            policy = "none" if load != "rails on" else ("rails" if shape.k == 1 else "erails")
+            measured = loads[load]
+            sim_load = SimLoad(k=shape.k, m=shape.m, policy=policy, frame=params["frame_seconds"],
+                               readers=params["readers"], guard=params["guard_seconds"], pgs=32,
+                               read_rate=read_rate(measured["reads"]), read_size=READ_SIZE,
+                               write_rates=write_rates(measured["writes"]), read_objects=args.latency_objects,
+                               write_objects=WRITE_OBJECTS, seconds=args.latency_seconds)
+            stem = os.path.join(out_dir, f"{shape.pool}-{load.replace(' ', '-')}")
+            with open(stem + ".conf", "w") as f:
+                f.write(sim_config(os.path.abspath(model), model_device(model)[0], journal_file, JOURNAL_MODEL[1], sim_load))
+            done = subprocess.run([args.sim, stem + ".conf", "--out", stem], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SystemExit(f"erails-sim {stem}.conf exited {done.returncode}: {done.stderr.strip()}")
+            with open(stem + ".summary.csv") as f:
+                row = sim_summary_row(f.read())
+            for suffix in (".summary.csv", ".timeline.csv"):
+                os.remove(stem + suffix)
+            p999[load] = float(row["read_p99.9"])
+            writer_mb_s[load] = sum(size * rate for size, rate in sim_load.write_rates.items()) / 1e6
+            ms = {key: _ms(float(row[key])) for key in ("read_p50", "read_p99", "read_p99.9", "read_max")}
+            run.say(f"latency, {shape.label}, {load}, simulator ({policy}, the cluster's rates: "
+                    f"{sim_load.read_rate:.0f} reads/s, {sum(sim_load.write_rates.values()):.0f} writes/s): p50 "
+                    f"{ms['read_p50']} ms, p99 {ms['read_p99']} ms, p99.9 {ms['read_p99.9']} ms, max {ms['read_max']} ms; "
+                    f"GC events {row['gc_events']}, seconds blocked {float(row['gc_blocked_seconds']):.2f}")
+            self.summary_rows.append(("simulator", shape.label, load, row["reads"], 0, ms["read_p50"], ms["read_p99"],
+                                      ms["read_p99.9"], ms["read_max"], f"{writer_mb_s[load]:.2f}", row["writes"],
+                                      row["gc_events"], f"{float(row['gc_blocked_seconds']):.2f}", self.scale_label(), ""))
+        # The simulator's writer runs at the cluster's rate, so only the read goals say anything of it.
+        for goal in goals(p999, writer_mb_s)[:2]:
+            run.say(f"latency, {shape.label}, simulator: {goal.line()}")
+
+    def write_results(self) -> None:
+        out = self.args.out
+        tables = (("latency_summary.csv", "source,pool,load,reads,failed_reads,p50_ms,p99_ms,p99.9_ms,max_ms,"
+                   "writer_mb_s,writes,gc_events,gc_blocked_seconds,time_scale,load_average", self.summary_rows),
+                  ("latency_model.csv", "pool,load,osd,color,gc_events_read_phase,gc_events_write_phase,"
+                   "blocked_seconds_read_phase,blocked_seconds_write_phase,time_scale", self.model_rows),
+                  ("latency_timeline.csv", "pool,load,second,reads,p50_ms,p99_ms,max_ms", self.timeline_rows),
+                  ("latency_phases.csv", "pool,load,start_second,end_second",
+                   [(p, l, f"{a:.2f}", f"{b:.2f}") for p, l, a, b in self.shading]))
+        for name, header, rows in tables:
+            with open(os.path.join(out, name), "w") as f:
+                f.write(header + "\n")
+                for row in rows:
+                    f.write(",".join(str(v) for v in row) + "\n")

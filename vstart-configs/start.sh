@@ -21,6 +21,18 @@ usage: $(basename "$0") [options]
                      qbox, libec_qbox.so from --plugin-dir or Ceph's plugin directory
                      (doc/dev/qbox-in-osd.md); chosen on every start
   --block-size SIZE  sparse size of each OSD's data, WAL and DB file (default 4G)
+  --emulate-ssd[=MODEL_FILE]
+                     run a device model under each OSD's data device (an LD_PRELOAD library in
+                     the OSDs only; doc/local-cluster.rst): the last [ssd]/[hdd] section of
+                     MODEL_FILE (default: drive B, src/devices/models/intel510_drive_b.conf or
+                     the installed copy); kept in cluster.params for later starts
+  --emulate-time-scale X
+                     multiply every modeled duration by X (default: the model file's
+                     time_scale, else 1); kept like --emulate-ssd
+  --no-emulate       start the OSDs without the emulator again
+  --emulator-lib PATH
+                     liberails_device_emulator.so to preload (env ERAILS_EMULATOR_LIB); default:
+                     <plugin-dir>/../lib/erails/ of a build tree, else the installed one
   --loop-data        put each OSD's data file behind a loop device (needs root), so that
                      /sys/block/loopN/stat counts exactly what BlueStore reads and writes on
                      its data device, apart from the WAL and DB; kept for the cluster's life
@@ -37,6 +49,10 @@ plugin_dir=${ERAILS_PLUGIN_DIR:-}
 block_size=4G
 scheduler=wpq
 loop_data=0
+emulate=""
+emulator_model=""
+emulator_time_scale=""
+emulator_lib=${ERAILS_EMULATOR_LIB:-}
 fresh=0
 wait_healthy=1
 timeout=120
@@ -49,6 +65,11 @@ while (($#)); do
         --block-size) block_size=$2; shift 2 ;;
         --scheduler) scheduler=$2; shift 2 ;;
         --loop-data) loop_data=1; shift ;;
+        --emulate-ssd) emulate=1; shift ;;
+        --emulate-ssd=*) emulate=1; emulator_model=${1#*=}; shift ;;
+        --emulate-time-scale) emulate=1; emulator_time_scale=$2; shift 2 ;;
+        --no-emulate) emulate=0; shift ;;
+        --emulator-lib) emulator_lib=$2; shift 2 ;;
         --fresh) fresh=1; shift ;;
         --no-wait) wait_healthy=0; shift ;;
         --timeout) timeout=$2; shift 2 ;;
@@ -63,6 +84,12 @@ done
 [[ -z $plugin_dir || -d $plugin_dir ]] || die "--plugin-dir '$plugin_dir' is not a directory"
 [[ -n $plugin_dir ]] && plugin_dir=$(cd "$plugin_dir" && pwd)
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds, got '$timeout'"
+[[ -z $emulator_model || -f $emulator_model ]] || die "--emulate-ssd: no model file '$emulator_model'"
+[[ -n $emulator_model ]] && emulator_model=$(realpath "$emulator_model")
+[[ -z $emulator_time_scale || $emulator_time_scale =~ ^[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$ ]] \
+    || die "--emulate-time-scale must be a number > 0 (the model's time_scale key checks the range), got '$emulator_time_scale'"
+[[ -z $emulator_lib || -f $emulator_lib ]] || die "--emulator-lib: no file '$emulator_lib'"
+[[ -n $emulator_lib ]] && emulator_lib=$(realpath "$emulator_lib")
 [[ $scheduler =~ ^(wpq|mclock_scheduler|qbox)$ ]] \
     || die "--scheduler must be wpq, mclock_scheduler or qbox, got '$scheduler'"
 
@@ -79,8 +106,14 @@ fi
 if [[ -e $params ]]; then
     requested_plugin_dir=$plugin_dir
     requested_loop_data=$loop_data
+    requested_emulator=("$emulate" "$emulator_model" "$emulator_time_scale" "$emulator_lib")
     loop_data=0
     source "$params"
+    # The emulator's settings stay as the last start chose them unless given again.
+    [[ -n ${requested_emulator[0]} ]] && emulate=${requested_emulator[0]}
+    [[ -n ${requested_emulator[1]} ]] && emulator_model=${requested_emulator[1]}
+    [[ -n ${requested_emulator[2]} ]] && emulator_time_scale=${requested_emulator[2]}
+    [[ -n ${requested_emulator[3]} ]] && emulator_lib=${requested_emulator[3]}
     ((loop_data || !requested_loop_data)) \
         || die "--loop-data: the cluster in $CLUSTER_DIR was created without it (use --fresh to re-create it)"
     [[ -n $requested_plugin_dir ]] && plugin_dir=$requested_plugin_dir
@@ -124,6 +157,10 @@ port_base=$port_base
 plugin_dir=$plugin_dir
 block_size=$block_size
 loop_data=$loop_data
+emulate=${emulate:-0}
+emulator_model=$emulator_model
+emulator_time_scale=$emulator_time_scale
+emulator_lib=$emulator_lib
 EOF
 
 mkdir -p "$CLUSTER_DIR"/{log,crash,run,erasure-code}
@@ -150,6 +187,39 @@ if [[ $scheduler == qbox ]]; then
         || die "--scheduler qbox: no libec_qbox.so in --plugin-dir or $ceph_plugin_dir"
     preload+=" qbox"
     op_queue=wpq
+fi
+
+# The emulated device (doc/local-cluster.rst): a model file of this cluster's own that derives from
+# the chosen model and sets the time scale, and the library, looked for in the build tree next to
+# --plugin-dir, then where the package installs it.
+emulator_conf="$CLUSTER_DIR/emulator/model.conf"
+if ((${emulate:-0})); then
+    if [[ -z $emulator_model ]]; then
+        for f in "$ERAILS_REPO/src/devices/models/intel510_drive_b.conf" \
+                 /usr/share/erails/device-models/intel510_drive_b.conf; do
+            [[ -f $f ]] && { emulator_model=$f; break; }
+        done
+        [[ -n $emulator_model ]] || die "--emulate-ssd: drive B's model file is neither in the source tree nor installed"
+    fi
+    if [[ -z $emulator_lib ]]; then
+        for f in ${plugin_dir:+"$plugin_dir/../lib/erails/liberails_device_emulator.so"} \
+                 /usr/lib/"$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)"/erails/liberails_device_emulator.so \
+                 /usr/local/lib/erails/liberails_device_emulator.so; do
+            [[ -f $f ]] && { emulator_lib=$(realpath "$f"); break; }
+        done
+        [[ -n $emulator_lib ]] \
+            || die "--emulate-ssd: liberails_device_emulator.so not found; give --emulator-lib or --plugin-dir <build>/erasure-code"
+    fi
+    model_section=$(sed -n 's/^\[\(ssd\|hdd\) \([^] ]*\)\] *$/\1 \2/p' "$emulator_model" | tail -n1)
+    [[ -n $model_section ]] || die "--emulate-ssd: $emulator_model has no [ssd NAME] or [hdd NAME] section"
+    mkdir -p "$CLUSTER_DIR/emulator"
+    {
+        echo "# Generated by vstart-configs/start.sh on every start: the model under each OSD's data device."
+        echo "include = $emulator_model"
+        echo "[${model_section%% *} emulated-${model_section#* }]"
+        echo "base = ${model_section#* }"
+        [[ -z $emulator_time_scale ]] || echo "time_scale = $emulator_time_scale"
+    } >"$emulator_conf"
 fi
 
 # The loop device of each OSD's data file, attached on every start (stop.sh detaches them) and
@@ -253,6 +323,14 @@ bdev_aio_max_queue_depth = 256
 osd_recovery_sleep_hdd = 0
 osd_recovery_max_active_hdd = 8
 EOF
+    if ((${emulate:-0})); then
+        cat >>"$CLUSTER_CONF" <<EOF
+# The emulated device (--emulate-ssd): reads must reach it rather than BlueStore's cache, and
+# through libaio, the path the emulator times (it refuses io_uring as well).
+bluestore_default_buffered_read = false
+bdev_ioring = false
+EOF
+    fi
     local i
     for ((i = 0; i < osds; i++)); do
         printf '\n[osd.%d]\ncrush_location = root=default host=host-%d\n' "$i" "$i" >>"$CLUSTER_CONF"
@@ -274,7 +352,15 @@ start_daemon() {
     local name=$1 type=${1%%.*} id=${1#*.}
     daemon_running "$name" && return 0
     rm -f "$CLUSTER_DIR/run/$name.pid"
-    "ceph-$type" -c "$CLUSTER_CONF" -i "$id" >>"$CLUSTER_DIR/log/$name.stdout" 2>&1 \
+    local emulator=()
+    if [[ $type == osd ]] && ((${emulate:-0})); then
+        local data="$CLUSTER_DIR/$name/data.img"
+        ((loop_data)) && data=${data_loop[$id]}
+        emulator=(env "LD_PRELOAD=$emulator_lib" "ERAILS_EMULATOR_CONFIG=$emulator_conf"
+                  "ERAILS_EMULATOR_DEVICE=$data" "ERAILS_EMULATOR_STATS=$CLUSTER_DIR/emulator/$name.json"
+                  "ERAILS_EMULATOR_LOG=$CLUSTER_DIR/log/$name.emulator.log")
+    fi
+    "${emulator[@]}" "ceph-$type" -c "$CLUSTER_CONF" -i "$id" >>"$CLUSTER_DIR/log/$name.stdout" 2>&1 \
         || die "ceph-$type -i $id failed to start; see $CLUSTER_DIR/log/$name.log"
 }
 
@@ -363,6 +449,9 @@ else
     echo "daemons started ($((SECONDS - began)) s); not waiting for active+clean"
 fi
 echo "erasure-code plugins preloaded: $preload"
+if ((${emulate:-0})); then
+    echo "emulated data devices: $model_section of $emulator_model, time_scale ${emulator_time_scale:-as the model file sets it (default 1)}"
+fi
 cat <<EOF
 use it with:   source $CLUSTER_DIR/env     (or: export CEPH_CONF=$CLUSTER_CONF)
 status:        $ERAILS_VSTART/status.sh --dir $CLUSTER_DIR

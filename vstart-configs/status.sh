@@ -1,5 +1,6 @@
 #!/bin/bash
-# Shows which daemons of one local cluster run, and the cluster's own view (`ceph -s`).
+# Shows which daemons of one local cluster run, each OSD's emulated device if it has one, and the
+# cluster's own view (`ceph -s`).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -25,6 +26,27 @@ for name in $(cluster_daemons); do
         printf '%-8s stopped\n' "$name"
     fi
 done
+# The emulated data devices (start.sh --emulate-ssd): one line per OSD from its stats file.
+if compgen -G "$CLUSTER_DIR/emulator/osd.*.json" >/dev/null; then
+    echo
+    "$SYSTEM_PYTHON3" - "$CLUSTER_DIR"/emulator/osd.*.json <<'EOF'
+import json, os, sys, time
+for path in sorted(sys.argv[1:], key=lambda p: int(os.path.basename(p).split(".")[1])):
+    name = os.path.basename(path)[:-len(".json")]
+    try:
+        with open(path) as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"{name:<8} emulator stats unreadable: {e}")
+        continue
+    r = s["requests"]
+    age = time.time() - os.path.getmtime(path)
+    print(f"{name:<8} emulated {s['model']} x{s['time_scale']:g}: {r['read']} reads, {r['write']} writes, "
+          f"{r['sync_read'] + r['sync_write']} sync, {s['gc_events']} GC events "
+          f"({s['gc_blocked_seconds']:.2f} s blocked), held {s['held_seconds']:.2f} s, "
+          f"{s['errors']} errors (stats {age:.0f} s old)")
+EOF
+fi
 if ((mon_up)); then
     echo
     CEPH_CONF=$CLUSTER_CONF timeout 20 ceph -s

@@ -1,0 +1,51 @@
+// What one process's emulator is told, through environment variables set on that process's
+// command line only (vstart-configs/start.sh sets them per OSD):
+//   ERAILS_EMULATOR_CONFIG          model file (devices/model_config.h): [ssd]/[hdd] sections,
+//                                   base = ..., time_scale = ...; required
+//   ERAILS_EMULATOR_MODEL           which section of it to run; default: the one section no
+//                                   other section names as its base
+//   ERAILS_EMULATOR_DEVICE          path of the data device (a file or block device); the
+//                                   emulator knows it by device+inode, whatever path opens it
+//   ERAILS_EMULATOR_STATS           JSON file the stats are written to (atomically); optional
+//   ERAILS_EMULATOR_STATS_INTERVAL  seconds between stats writes, 0.1..3600 (default 1)
+//   ERAILS_EMULATOR_LOG             file the emulator's log lines are appended to (default stderr)
+//   ERAILS_EMULATOR_TEST_HOST       1: a program with no Ceph in it may load the emulator (the
+//                                   tests); without it only a checked ceph-osd may
+#pragma once
+
+#include <functional>
+#include <string>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "devices/model_config.h"
+
+namespace erails::device_emulator {
+
+inline constexpr const char* kConfigVar = "ERAILS_EMULATOR_CONFIG";
+inline constexpr const char* kModelVar = "ERAILS_EMULATOR_MODEL";
+inline constexpr const char* kDeviceVar = "ERAILS_EMULATOR_DEVICE";
+inline constexpr const char* kStatsVar = "ERAILS_EMULATOR_STATS";
+inline constexpr const char* kStatsIntervalVar = "ERAILS_EMULATOR_STATS_INTERVAL";
+inline constexpr const char* kLogVar = "ERAILS_EMULATOR_LOG";
+inline constexpr const char* kTestHostVar = "ERAILS_EMULATOR_TEST_HOST";
+
+struct EmulatorConfig {
+  std::string model_file;
+  std::string model_name;
+  devices::DeviceModel model;
+  std::string device_path;
+  dev_t device_dev = 0;
+  ino_t device_ino = 0;
+  std::string stats_path;  // empty: no stats file
+  double stats_interval = 1;
+};
+
+// A variable's value, or nullptr when unset.
+using Getenv = std::function<const char*(const char*)>;
+
+// Reads and checks the whole configuration; an error's key is the variable (or the model file's
+// key) that is wrong, and its message says what is accepted.
+Expected<EmulatorConfig> read_config(const Getenv& getenv);
+
+}  // namespace erails::device_emulator

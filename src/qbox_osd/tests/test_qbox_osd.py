@@ -1,0 +1,231 @@
+"""libec_qbox.so inside Debian's ceph-mon and ceph-osd, on a 2-OSD local cluster of its own.
+
+The tests run in file order on one cluster (each under 2 minutes): rados bench through QBox, the
+`qbox set` command with good and garbage tables, a build off the allow-list (stock, one log
+line; or refusing to start when asked), the monitor untouched, and an OSD killed with -9 and
+restarted under a write workload without losing an acknowledged write.
+
+Set by CMake (src/qbox_osd/tests/CMakeLists.txt): ERAILS_PLUGIN_DIR, ERAILS_QBOX_TEST_DIR,
+ERAILS_QBOX_TEST_PORT_BASE.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import rados
+
+from ack_workload import AckWorkload, verify_acked
+
+REPO = Path(__file__).resolve().parents[3]
+VSTART = REPO / "vstart-configs"
+PLUGIN_DIR = os.environ.get("ERAILS_PLUGIN_DIR", "")
+CLUSTER_DIR = Path(os.environ.get("ERAILS_QBOX_TEST_DIR", "/tmp/erails-qbox-osd-test"))
+PORT_BASE = os.environ.get("ERAILS_QBOX_TEST_PORT_BASE", "20100")
+OSDS = 2
+POOL = "qbox-test"
+BUILD_ID = "fb66b3cec5f264a2f863d96fa875eb4ae39bb0bf"
+GOOD_TABLE = {"epoch": 5,
+              "clients": [{"name": "client.a", "utilization": 0.3, "owners": [4123]},
+                          {"name": "client.b", "utilization": 0.5, "owners": [4124, 4125]}],
+              "background_recovery": 0.1, "background_best_effort": 0.05}
+
+pytestmark = pytest.mark.skipif(
+    not (Path(PLUGIN_DIR) / "libec_qbox.so").exists(),
+    reason=f"libec_qbox.so is not built in '{PLUGIN_DIR}' (ERAILS_PLUGIN_DIR)")
+
+
+def env(**extra):
+    return dict(os.environ, CEPH_CONF=str(CLUSTER_DIR / "ceph.conf"), **extra)
+
+
+def run(*cmd, timeout=90, **kwargs):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout,
+                          env=kwargs.pop("env", env()), **kwargs)
+
+
+def start(*extra, environment=None):
+    """(Re)starts the stopped daemons of the cluster with QBox in the OSDs."""
+    result = run(VSTART / "start.sh", "--dir", CLUSTER_DIR, "--osds", OSDS, "--port-base",
+                 PORT_BASE, "--plugin-dir", PLUGIN_DIR, "--block-size", "1G", "--scheduler",
+                 "qbox", "--timeout", 150, *extra, timeout=240, env=environment or env())
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def tell(osd, *args):
+    return run("ceph", "tell", f"osd.{osd}", "qbox", *args, timeout=60)
+
+
+def status(osd):
+    result = tell(osd, "status")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def pid_of(name):
+    return int((CLUSTER_DIR / "run" / f"{name}.pid").read_text())
+
+
+def stop_osd(osd, sig=signal.SIGTERM):
+    pid = pid_of(f"osd.{osd}")
+    os.kill(pid, sig)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"osd.{osd} (pid {pid}) did not exit within 60 s")
+
+
+def log_lines(osd, text):
+    path = CLUSTER_DIR / "log" / f"osd.{osd}.stdout"
+    return [line for line in path.read_text(errors="replace").splitlines() if text in line]
+
+
+def wait_osd_up(osd, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        result = run("ceph", "osd", "dump", "--format", "json", timeout=30)
+        if result.returncode == 0:
+            osd_info = [o for o in json.loads(result.stdout)["osds"] if o["osd"] == osd]
+            if osd_info and osd_info[0]["up"] == 1:
+                return
+        time.sleep(1)
+    raise AssertionError(f"osd.{osd} not up within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    start("--fresh")
+    for cmd in (["ceph", "osd", "pool", "create", POOL, "16", "16"],
+                ["ceph", "osd", "pool", "set", POOL, "size", "2"],
+                ["ceph", "osd", "pool", "application", "enable", POOL, "rados"]):
+        result = run(*cmd)
+        assert result.returncode == 0, result.stderr
+    handle = rados.Rados(conffile=str(CLUSTER_DIR / "ceph.conf"))
+    handle.conf_set("rados_osd_op_timeout", "120")
+    handle.connect(timeout=60)
+    yield handle
+    handle.shutdown()
+    subprocess.run([str(VSTART / "stop.sh"), "--dir", str(CLUSTER_DIR)], stdout=sys.stderr,
+                   timeout=120)
+
+
+def test_rados_bench_runs_through_qbox(cluster):
+    for osd in range(OSDS):
+        assert log_lines(osd, f"QBox schedules this OSD's ops (build-id {BUILD_ID})")
+    before = sum(status(osd)["clients"][-1]["ops"] for osd in range(OSDS))
+    for mode in ("write", "seq"):
+        args = ["rados", "bench", "-p", POOL, "5", mode, "-t", "8"]
+        if mode == "write":
+            args += ["-b", "4096", "--no-cleanup"]
+        result = run(*args, timeout=90)
+        assert result.returncode == 0, result.stderr
+    time.sleep(2.5)  # one complete accounting window after the load
+    reports = [status(osd) for osd in range(OSDS)]
+    for report in reports:
+        assert report["state"] == "active" and report["reason"] == ""
+        assert report["build_id"] == BUILD_ID and report["ceph_version"] == "16.2.15"
+        assert report["table_epoch"] == 0
+        assert [c["name"] for c in report["clients"]] == [
+            "background_recovery", "background_best_effort", "unreserved"]
+    unreserved_ops = sum(r["clients"][-1]["ops"] for r in reports)
+    assert unreserved_ops - before > 1000, reports
+    assert any(r["costs"]["rand_write"] for r in reports), reports
+    assert any(r["costs"]["rand_read"] for r in reports), reports
+
+
+def test_qbox_set_accepts_a_table_and_refuses_garbage(cluster):
+    result = tell(0, "set", json.dumps(GOOD_TABLE))
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["table_epoch"] == 5
+    by_name = {c["name"]: c for c in reply["clients"]}
+    assert by_name["client.b"]["owners"] == [4124, 4125]
+    assert by_name["client.a"]["target"] == 0.3
+    assert abs(by_name["unreserved"]["target"] - 0.05) < 1e-9
+    garbage = {
+        "not json": "table: is not valid JSON",
+        "{}": "epoch: is missing",
+        json.dumps(dict(GOOD_TABLE, epoch=0)): "epoch: got 0; expected an integer >= 1",
+        json.dumps(dict(GOOD_TABLE, background_recovery=0.9)):
+            "clients: sum of every utilization (clients and both background classes) is 1.75",
+        json.dumps(dict(GOOD_TABLE, clients=[{"name": "x", "utilization": -1, "owners": []}])):
+            "clients[0].utilization: got -1; expected a fraction of device time in (0, 1]",
+        json.dumps(dict(GOOD_TABLE, clients=[{"name": "x", "utilization": 0.1, "owners": ["7"]}])):
+            "clients[0].owners[0]: got \"7\"; expected a global id",
+        "x" * 100000: "table: is not valid JSON",
+    }
+    for text, message in garbage.items():
+        result = tell(0, "set", text)
+        assert result.returncode == 22, (text[:80], result.stdout, result.stderr)
+        assert "Error EINVAL: " + message in result.stderr, (text[:80], result.stderr)
+    # A refused table leaves the accepted one in force; the daemon is still serving.
+    assert status(0)["table_epoch"] == 5
+    assert status(1)["table_epoch"] == 0
+    daemon = run("ceph", "daemon", "osd.1", "qbox", "set", json.dumps(GOOD_TABLE))
+    assert daemon.returncode == 0, daemon.stderr
+    assert json.loads(daemon.stdout)["table_epoch"] == 5
+
+
+def test_monitor_loads_the_library_and_stays_stock(cluster):
+    maps = Path(f"/proc/{pid_of('mon.a')}/maps").read_text()
+    assert "libec_qbox.so" in maps
+    mon_out = (CLUSTER_DIR / "log" / "mon.a.stdout").read_text(errors="replace")
+    assert "erails qbox" not in mon_out
+    result = run("ceph", "daemon", "mon.a", "qbox", "status")
+    assert result.returncode != 0
+    assert run("ceph", "health").returncode == 0
+
+
+def test_a_build_off_the_allow_list_runs_stock(cluster, tmp_path):
+    fake = tmp_path / "allow-list"
+    fake.write_text("# not the running ceph-osd\n"
+                    "00112233445566778899aabbccddeeff00112233 41574c8dbe4816000041564c8d35\n")
+    refusals = len(log_lines(1, "runs its stock scheduler"))
+    stop_osd(1)
+    start("--no-wait", environment=env(ERAILS_QBOX_ALLOW_LIST=str(fake)))
+    wait_osd_up(1)
+    lines = log_lines(1, "runs its stock scheduler")
+    assert len(lines) == refusals + 1
+    assert lines[-1] == (f"erails qbox: not scheduling, this OSD runs its stock scheduler: "
+                         f"build-id: ceph-osd build-id {BUILD_ID} is not on the allow-list of "
+                         "builds whose layouts were checked")
+    # What an OSD without the commands answers (the mgr module reads this as "stock").
+    result = tell(1, "status")
+    assert result.returncode == 22 and "no valid command found" in result.stderr, result.stderr
+    bench = run("rados", "bench", "-p", POOL, "3", "write", "-b", "4096", "-t", "4")
+    assert bench.returncode == 0, bench.stderr
+
+    # Asked to require QBox, the same OSD refuses to start instead.
+    stop_osd(1)
+    required = run("ceph-osd", "-f", "-c", CLUSTER_DIR / "ceph.conf", "-i", "1",
+                   env=env(ERAILS_QBOX_ALLOW_LIST=str(fake), ERAILS_QBOX_REQUIRE="1"), timeout=60)
+    assert required.returncode != 0
+    assert "refusing to start (ERAILS_QBOX_REQUIRE=1)" in required.stdout + required.stderr
+    start("--no-wait")
+    wait_osd_up(1)
+    assert status(1)["state"] == "active"
+
+
+def test_kill_and_restart_under_qbox_keeps_acknowledged_writes(cluster):
+    assert tell(0, "set", json.dumps(GOOD_TABLE)).returncode == 0
+    workload = AckWorkload(cluster, POOL, writers=4, max_size=64 * 1024, prefix="qbox").start()
+    time.sleep(4)
+    stop_osd(0, signal.SIGKILL)
+    time.sleep(3)
+    start("--no-wait")
+    wait_osd_up(0)
+    time.sleep(4)
+    workload.stop()
+    assert len(workload.acked) > 20, (len(workload.acked), workload.failed)
+    assert verify_acked(cluster, POOL, workload.acked) == []
+    # Nothing persists: the restarted OSD is back on the defaults until the mgr pushes a table.
+    after = status(0)
+    assert after["state"] == "active" and after["table_epoch"] == 0

@@ -23,4 +23,4 @@ erails_ceph_default(mgr_module_path ${CMAKE_INSTALL_FULL_DATADIR}/ceph/mgr mgr_d
 set(ERAILS_INSTALL_ERASURE_CODE_DIR "${ec_dir}" CACHE PATH
     "Where libec_erails.so is installed: the erasure_code_dir of the Ceph daemons that load it")
 set(ERAILS_INSTALL_MGR_MODULE_DIR "${mgr_dir}" CACHE PATH
-    "Where the rails mgr module is installed: the mgr_module_path of the ceph-mgr that runs it")
+    "Where the rails and qbox mgr modules are installed: the mgr_module_path of the ceph-mgr that runs them")

@@ -13,7 +13,7 @@ STATUS_COMMAND = {"prefix": "qbox status"}
 # How an OSD without the library answers a command it does not have. Through the mgr's
 # send_command it returned 0, no output and "unknown command prefix qbox status"; through
 # `ceph tell` EINVAL and "no valid command found" (doc/dev/qbox-mgr.md).
-UNKNOWN_COMMAND = re.compile(r"unknown command|no valid command|invalid command")
+UNKNOWN_COMMAND = re.compile(r"unknown command|unrecognized command|no valid command|invalid command")
 
 
 def table_body(table: Table, owners: Dict[str, List[int]]) -> dict:

@@ -1,0 +1,187 @@
+"""End to end on a real local cluster (vstart-configs/start.sh, 2 BlueStore OSDs): the qbox module
+enabled from this source tree; its commands and their errors, the push and the mapping of cephx
+names to the global ids the OSDs see, and a mgr restart keeping the table.
+
+Without QBOX_PLUGIN_DIR the OSDs run stock and the test expects QBOX_OSD_STOCK naming both. With
+QBOX_PLUGIN_DIR naming the directory of a built libec_qbox.so, the cluster is started with
+`start.sh --scheduler qbox` and every OSD must report the module's table epoch and the client's
+share, with the global id of its session.
+
+Selected with -m cluster. Ports QBOX_E2E_PORT_BASE (default 20400).. and /tmp/qbox-mgr-e2e-*; the
+cluster is stopped at the end even on failure.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+pytestmark = pytest.mark.cluster
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+PORT_BASE = os.environ.get("QBOX_E2E_PORT_BASE", "20400")
+PLUGIN_DIR = os.environ.get("QBOX_PLUGIN_DIR")
+OSDS = 2
+# The module's round (mgr/qbox/push_seconds) is set to this, so the test waits seconds, not tens.
+PUSH_SECONDS = "2"
+# The mgr's mon caps the module needs to read the monitors' sessions (doc/dev/qbox-mgr.md).
+MGR_CAPS = ["mon", "allow profile mgr, allow command sessions", "osd", "allow *", "mds", "allow *"]
+
+
+def ceph(env, *args, timeout=60):
+    done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"ceph {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def ceph_fails(env, *args):
+    done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0, f"ceph {' '.join(args)} succeeded: {done.stdout}"
+    return done.returncode, done.stderr
+
+
+def wait_for(what, predicate, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(1.0)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+def restart_mgr(env, cluster_dir):
+    with open(os.path.join(cluster_dir, "run", "mgr.x.pid")) as f:
+        pid = int(f.read().strip())
+    os.kill(pid, 15)
+    deadline = time.time() + 30
+    while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
+        time.sleep(0.2)
+    subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)
+
+
+def qbox_status(env):
+    done = subprocess.run(["ceph", "qbox", "status", "--format", "json"], env=env, capture_output=True, text=True,
+                          timeout=60)
+    return json.loads(done.stdout) if done.returncode == 0 else None
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if PLUGIN_DIR and not os.path.exists(os.path.join(PLUGIN_DIR, "libec_qbox.so")):
+        pytest.fail(f"QBOX_PLUGIN_DIR={PLUGIN_DIR} holds no libec_qbox.so")
+    cluster_dir = tempfile.mkdtemp(prefix="qbox-mgr-e2e-")
+    start = [os.path.join(REPO, "vstart-configs", "start.sh"), "--dir", cluster_dir, "--osds", str(OSDS),
+             "--port-base", PORT_BASE, "--block-size", "1G", "--timeout", "120"]
+    if PLUGIN_DIR:
+        start += ["--plugin-dir", PLUGIN_DIR, "--scheduler", "qbox"]
+    try:
+        subprocess.run(start, check=True, timeout=200)
+        env = dict(os.environ, CEPH_CONF=os.path.join(cluster_dir, "ceph.conf"))
+        module_dir = os.path.join(cluster_dir, "mgr-modules")
+        os.mkdir(module_dir)
+        # Ceph's modules, but qbox from this source tree even where the erails package installed one.
+        for name in os.listdir("/usr/share/ceph/mgr"):
+            if name != "qbox":
+                os.symlink(os.path.join("/usr/share/ceph/mgr", name), os.path.join(module_dir, name))
+        os.symlink(os.path.join(MGR_SOURCE, "qbox"), os.path.join(module_dir, "qbox"))
+        ceph(env, "config", "set", "mgr", "mgr_module_path", module_dir)
+        ceph(env, "auth", "caps", "mgr.x", *MGR_CAPS)
+        restart_mgr(env, cluster_dir)
+        wait_for("the mgr to offer the qbox module", lambda: "qbox" in ceph(env, "mgr", "module", "ls"), 90)
+        ceph(env, "mgr", "module", "enable", "qbox")
+        # Ceph knows the module's options once the mgr has loaded it.
+        wait_for("mgr/qbox/push_seconds to be accepted", lambda: subprocess.run(
+            ["ceph", "config", "set", "mgr", "mgr/qbox/push_seconds", PUSH_SECONDS], env=env,
+            capture_output=True, timeout=60).returncode == 0, 60)
+        wait_for("ceph qbox status", lambda: qbox_status(env), 90)
+        yield env, cluster_dir
+    finally:
+        # What the module did, shown by pytest when the test fails.
+        subprocess.run(f"grep -h 'qbox' {cluster_dir}/log/mgr.x.log | tail -30", shell=True)
+        subprocess.run([os.path.join(REPO, "vstart-configs", "stop.sh"), "--dir", cluster_dir], timeout=120)
+        shutil.rmtree(cluster_dir, ignore_errors=True)
+
+
+def test_commands_errors_push_and_a_mgr_restart(cluster):
+    env, cluster_dir = cluster
+    keyring = os.path.join(cluster_dir, "alice.keyring")
+    with open(keyring, "w") as f:
+        f.write(ceph(env, "auth", "get-or-create", "client.alice", "mon", "allow r", "osd", "allow rwx"))
+    ceph(env, "qbox", "set", "client.alice", "0.3")
+    ceph(env, "qbox", "set-background", "recovery", "0.2")
+
+    refusals = [
+        (("qbox", "set", "alice", "0.3"), "client is 'alice'; accepted: a cephx client name"),
+        (("qbox", "set", "client.nobody", "0.3"), "which has no cephx key"),
+        (("qbox", "set", "client.alice", "0"), "utilization is '0'; accepted: a fraction of device time"),
+        (("qbox", "set", "client.alice", "1.5"), "utilization is '1.5'"),
+        (("qbox", "set", "client.alice", "lots"), "utilization is 'lots'"),
+        (("qbox", "set", "client.alice", "0.8"), "admission refused: with client.alice at 0.8 the sum of "
+                                                 "utilizations would be 1.05"),
+        (("qbox", "set-background", "scrub", "0.1"), "class is 'scrub'; accepted: recovery or best_effort"),
+        (("qbox", "rm", "client.bob"), "client client.bob is not in the qbox table"),
+        (("qbox", "status", "--format", "yaml"), "format is 'yaml'; accepted: plain, json, json-pretty"),
+    ]
+    for args, message in refusals:
+        _, stderr = ceph_fails(env, *args)
+        assert message in stderr, (args, stderr)
+    assert "The sum now is 0.55" in ceph_fails(env, "qbox", "set", "client.alice", "0.8")[1]
+
+    # A session of alice: its global id must reach the table the OSDs get.
+    ceph(env, "osd", "pool", "create", "qboxpool", "8", "8", "replicated")
+    ceph(env, "osd", "pool", "set", "qboxpool", "size", "2", "--yes-i-really-mean-it")
+    bench = subprocess.Popen(["rados", "-n", "client.alice", "--keyring", keyring, "-p", "qboxpool", "bench", "40", "write", "-b", "4096",
+                              "-t", "2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        status = wait_for("alice's session in the table", lambda: next(
+            (s for s in [qbox_status(env)] if s and s["table"]["clients"][0]["owners"]), None), 60)
+        [alice] = status["table"]["clients"]
+        assert alice["name"] == "client.alice" and alice["utilization"] == 0.3
+        sessions = json.loads(ceph(env, "tell", "mon.a", "sessions", "-f", "json"))
+        assert set(alice["owners"]) >= {s["global_id"] for s in sessions if s["entity_name"] == "client.alice"}
+        if PLUGIN_DIR:
+            check_osds_took_the_table(env, alice["owners"])
+        else:
+            health = wait_for("QBOX_OSD_STOCK", lambda: json.loads(ceph(env, "health", "detail", "-f", "json"))
+                              ["checks"].get("QBOX_OSD_STOCK"), 60)
+            assert [line["message"].split(":")[0] for line in health["detail"]] == [f"osd.{n}" for n in range(OSDS)]
+            assert "`qbox status` is not a command of this OSD" in health["detail"][0]["message"]
+            assert [osd["state"] for osd in qbox_status(env)["osds"]] == ["no library"] * OSDS
+    finally:
+        bench.kill()
+        bench.wait()
+
+    before = qbox_status(env)
+    restart_mgr(env, cluster_dir)
+    after = wait_for("ceph qbox status after the mgr restart", lambda: qbox_status(env), 90)
+    assert after["table"]["clients"][0]["utilization"] == 0.3
+    assert after["table"]["background_recovery"] == 0.2 and after["epoch"] >= before["epoch"]
+    if PLUGIN_DIR:
+        check_osds_took_the_table(env, None)
+    ceph(env, "qbox", "rm", "client.alice")
+    assert wait_for("the table without alice", lambda: (qbox_status(env) or {"table": {"clients": [0]}})
+                    ["table"]["clients"] == [], 30) is not None
+
+
+def check_osds_took_the_table(env, owners):
+    """Every OSD reports the module's epoch and alice at 0.3 (with owners, if given)."""
+    def all_took():
+        epoch = qbox_status(env)["epoch"]
+        for osd in range(OSDS):
+            status = json.loads(ceph(env, "tell", f"osd.{osd}", "qbox", "status"))
+            if status["state"] != "active" or status["table_epoch"] != epoch:
+                return False
+            alice = [c for c in status["clients"] if c["name"] == "client.alice"]
+            if not alice or alice[0]["target"] != pytest.approx(0.3):
+                return False
+            if owners is not None and not set(owners) <= set(alice[0]["owners"]):
+                return False
+        return True
+    wait_for("every OSD to take the table", all_took, 60)
+    health = json.loads(ceph(env, "health", "detail", "-f", "json"))
+    assert "QBOX_OSD_STOCK" not in health.get("checks", {}), health

@@ -86,7 +86,9 @@ mapfile -t files < <(dpkg -L erails | while read -r f; do [[ -f $f ]] && echo "$
 ec_dir=$(ceph-conf -c /dev/null --show-config-value erasure_code_dir)
 mgr_dir=$(ceph-conf -c /dev/null --show-config-value mgr_module_path)
 for f in "$ec_dir/libec_erails.so" "$mgr_dir/rails/module.py" "$mgr_dir/rails/__init__.py" \
-         /usr/share/doc/erails/README.md.gz /usr/share/doc/erails/copyright; do
+         /usr/share/doc/erails/README.md.gz /usr/share/doc/erails/copyright \
+         "/usr/lib/$(gcc -dumpmachine)/erails/liberails_device_emulator.so" \
+         /usr/share/erails/device-models/intel510_drive_b.conf; do
     [[ -f $f ]] || fail "$f not installed"
 done
 for tool in rails-colors rails-timeline qbox-bench erails-sim; do

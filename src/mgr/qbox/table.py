@@ -8,8 +8,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, Union
 
-# The background classes' shares until the operator sets them. The contract with the OSD library
-# accepts only utilizations in (0, 1], so they cannot be 0; these leave 0.85 for clients.
+# The background classes' shares until the operator sets them: the ones the OSD library uses before
+# it gets a table, so enabling the module changes nothing until the operator does. The library
+# accepts only utilizations in (0, 1], so they cannot be 0; they leave 0.85 for clients.
 DEFAULT_BACKGROUND = {"recovery": 0.1, "best_effort": 0.05}
 BACKGROUND_CLASSES = tuple(DEFAULT_BACKGROUND)
 # cephx ids of clients as `ceph auth get-or-create` accepts them in practice; anything else is

@@ -18,6 +18,12 @@ class LatencyHistogram {
     if (seconds > max_) max_ = seconds;
     buckets_[bucket_of(seconds)]++;
   }
+  void merge(const LatencyHistogram& other) {
+    count_ += other.count_;
+    sum_ += other.sum_;
+    if (other.max_ > max_) max_ = other.max_;
+    for (int i = 0; i < kBuckets; ++i) buckets_[i] += other.buckets_[i];
+  }
   uint64_t count() const { return count_; }
   double mean() const { return count_ ? sum_ / count_ : 0; }
   double max() const { return max_; }

@@ -27,6 +27,10 @@ struct Osd {
   bool down = false;
   std::unique_ptr<qbox::Scheduler> scheduler;  // null with scheduler none: submit in arrival order
   double retry_at = -1;                        // a kDispatch event is pending for this time
+  double writes_until = 0;                     // when the last write submitted to the data device completes
+  double gc_seen_until = 0;                    // latest end of a GC wait its data device reported
+  int reads_queued_reading = 0;  // reads in the scheduler that were queued in the OSD's read phase
+  bool applies_deferred = false;  // held writes wait for those reads to be dispatched
 };
 
 // The model `d` with every latency and transfer time stretched by `slowdown` (>= 1; 1 leaves it as

@@ -20,6 +20,15 @@ std::string num(double v) {
 
 double active_seconds(const RunResult& r) { return r.client_end > 0 ? r.client_end : 1; }
 
+// Reads that did not wait on GC: what the tail would be if garbage collection never met a read.
+LatencyHistogram reads_without_gc(const RunResult& r) {
+  LatencyHistogram h = r.read_latency_by_cause[kReadWithWrites];
+  h.merge(r.read_latency_by_cause[kReadClean]);
+  return h;
+}
+
+constexpr const char* kCauseNames[kReadCauses] = {"waited on GC", "with writes on the device", "neither"};
+
 }  // namespace
 
 void write_summary_csv(std::ostream& out, const SimConfig& c, const RunResult& r) {
@@ -29,7 +38,7 @@ void write_summary_csv(std::ostream& out, const SimConfig& c, const RunResult& r
   for (const char* q : kQuantileNames) out << ",write_" << q;
   out << ",write_max,read_iops,write_iops,read_gc_blocked_fraction,mixed_reads,memory_reads,max_osd_held_bytes,"
          "gc_events,gc_blocked_seconds,client_end,drained_at,events,unavailable_requests,slow_osds,scheduler,late_reads,"
-         "invariant_violations\n";
+         "invariant_violations,reads_waited_gc,reads_with_writes,read_p99.9_without_gc,read_max_without_gc\n";
   out << policy_name(c.policy) << ',' << c.k << ',' << c.m << ',' << (c.policy == Policy::kNone ? 0 : c.readers)
       << ',' << num(c.frame) << ',' << num(c.guard) << ',' << c.seed << ',' << r.reads << ',' << r.writes;
   for (double q : kQuantiles) out << ',' << num(r.read_latency.quantile(q));
@@ -40,7 +49,10 @@ void write_summary_csv(std::ostream& out, const SimConfig& c, const RunResult& r
       << r.mixed_reads << ',' << r.memory_reads << ',' << num(r.max_osd_held) << ',' << r.gc_events << ','
       << num(r.gc_blocked_seconds) << ',' << num(r.client_end) << ',' << num(r.drained_at) << ',' << r.events
       << ',' << r.unavailable_requests << ',' << r.slow_osds << ',' << scheduler_name(c.scheduler) << ','
-      << r.late_reads << ',' << r.invariant_violations << '\n';
+      << r.late_reads << ',' << r.invariant_violations << ',' << r.read_latency_by_cause[kReadWaitedOnGc].count()
+      << ',' << r.read_latency_by_cause[kReadWithWrites].count();
+  const LatencyHistogram without_gc = reads_without_gc(r);
+  out << ',' << num(without_gc.quantile(0.999)) << ',' << num(without_gc.max()) << '\n';
 }
 
 void write_timeline_csv(std::ostream& out, const RunResult& r) {
@@ -84,6 +96,13 @@ void write_text_summary(std::ostream& out, const SimConfig& c, const RunResult& 
   out << "write latency ms:";
   for (size_t i = 0; i < 5; ++i) out << ' ' << kQuantileNames[i] << '=' << num(r.write_latency.quantile(kQuantiles[i]) * 1e3);
   out << " max=" << num(r.write_latency.max() * 1e3) << "\n";
+  out << "reads by what delayed them:";
+  for (int cause = 0; cause < kReadCauses; ++cause) {
+    const LatencyHistogram& h = r.read_latency_by_cause[cause];
+    out << (cause ? ";" : "") << ' ' << kCauseNames[cause] << ' ' << h.count();
+    if (h.count()) out << " (p99.9=" << num(h.quantile(0.999) * 1e3) << " max=" << num(h.max() * 1e3) << " ms)";
+  }
+  out << "\n";
   out << "reads blocked by GC " << num(100 * r.read_gc_blocked / active_seconds(r)) << "% of the time; GC events "
       << r.gc_events << ", device GC time " << num(r.gc_blocked_seconds) << " s\n";
   out << "mixed reads " << r.mixed_reads << ", reads from held memory " << r.memory_reads

@@ -18,8 +18,14 @@ struct TimelineRow {
   uint64_t mixed_reads = 0;                // reads that used a write-phase shard
 };
 
+// What delayed a client read, so that a tail can be traced to its cause: the first that applies of
+// a shard that waited on garbage collection, a shard submitted while its data device still had
+// writes in progress (under rails/erails: writes applied before the switch), or neither.
+enum ReadCause : uint8_t { kReadWaitedOnGc, kReadWithWrites, kReadClean, kReadCauses };
+
 struct RunResult {
   LatencyHistogram read_latency, write_latency;
+  LatencyHistogram read_latency_by_cause[kReadCauses];
   double interval = 1;
   std::vector<TimelineRow> timeline;
   uint64_t reads = 0, writes = 0;

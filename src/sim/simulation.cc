@@ -40,11 +40,13 @@ struct DeviceOp {
   enum Kind : uint8_t { kRead, kDirectWrite, kApply } kind;
   int shard;
   uint64_t id;  // the client request (kRead, kDirectWrite) or the flight (kApply)
+  double queued_at = 0;  // when it entered the OSD's scheduler
 };
 
 struct Request {
   uint32_t stream;
   bool is_read;
+  ReadCause cause;        // reads: the worst cause of delay any of its shards met so far
   uint64_t object;
   uint32_t version;       // writes: the version written; reads: the version acknowledged at issue
   uint32_t shard_bytes;
@@ -134,10 +136,11 @@ class Simulation {
   void issue(uint32_t stream, const ClientRequest& cr) {
     const auto shard_bytes = static_cast<uint32_t>((cr.bytes + c_.k - 1) / c_.k);
     if (cr.operation == Operation::read) {
-      read(requests_.add({stream, true, cr.object, versions_->object(cr.object).acked, shard_bytes, cr.bytes, 0, now()}));
+      read(requests_.add(
+          {stream, true, kReadClean, cr.object, versions_->object(cr.object).acked, shard_bytes, cr.bytes, 0, now()}));
     } else {
-      write(requests_.add(
-          {stream, false, cr.object, ++versions_->object(cr.object).next, shard_bytes, cr.bytes, n_, now()}));
+      write(requests_.add({stream, false, kReadClean, cr.object, ++versions_->object(cr.object).next, shard_bytes,
+                           cr.bytes, n_, now()}));
     }
     outstanding_requests_++;
   }
@@ -151,6 +154,7 @@ class Simulation {
     if (r.is_read) {
       result_.reads++;
       result_.read_latency.add(latency);
+      result_.read_latency_by_cause[r.cause].add(latency);
       tr.reads++;
       tr.read_bytes += r.bytes;
     } else {
@@ -278,7 +282,11 @@ class Simulation {
       }
       return;
     }
-    const uint64_t handle = ops_.add(op);
+    DeviceOp waiting = op;
+    waiting.queued_at = now();
+    const uint64_t handle = ops_.add(waiting);
+    if (op.kind == DeviceOp::kRead && separated_ && schedule_.phase(osd.color, now()) == rails::Phase::kRead)
+      osd.reads_queued_reading++;
     const devices::IoRequest io = io_of(op);
     const qbox::RequestClass request_class = class_of(op);
     const double price = osd.scheduler->price(request_class, profiled_cost(c_, request_class, io.bytes));
@@ -297,7 +305,21 @@ class Simulation {
   devices::IoResult submit_data(Osd& osd, const DeviceOp& op) {
     const devices::IoResult io = osd.data->submit(now(), io_of(op));
     result_.device_ops++;
-    if (op.kind == DeviceOp::kRead && io.gc_wait > 0) read_blocked_.add(now(), now() + io.gc_wait, result_);
+    // A read held in the scheduler while GC blocked the requests already on the device waited on
+    // GC too, one queue further back; the device's blocks are known from what it reported.
+    const bool gc_while_queued = osd.scheduler && osd.gc_seen_until > op.queued_at && now() > op.queued_at;
+    if (io.gc_wait > 0) osd.gc_seen_until = std::max(osd.gc_seen_until, now() + io.gc_wait);
+    if (op.kind != DeviceOp::kRead) {
+      osd.writes_until = std::max(osd.writes_until, io.completion);
+      return io;
+    }
+    ReadCause& cause = requests_[op.id].cause;
+    if (io.gc_wait > 0) read_blocked_.add(now(), now() + io.gc_wait, result_);
+    if (io.gc_wait > 0 || gc_while_queued) {
+      cause = kReadWaitedOnGc;
+    } else if (osd.writes_until > now()) {
+      cause = std::min(cause, kReadWithWrites);
+    }
     return io;
   }
 
@@ -314,6 +336,9 @@ class Simulation {
         osd.scheduler->give_back();
         continue;
       }
+      if (op.kind == DeviceOp::kRead && separated_ &&
+          schedule_.phase(osd.color, op.queued_at) == rails::Phase::kRead)
+        osd.reads_queued_reading--;
       if (op.kind == DeviceOp::kRead && separated_ && failed_osds_ == 0 &&
           schedule_.phase(osd.color, now()) != rails::Phase::kRead)
         result_.late_reads++;
@@ -325,6 +350,10 @@ class Simulation {
         (osd.retry_at < 0 || ready < osd.retry_at)) {
       osd.retry_at = std::max(ready, now());
       events_.schedule(osd.retry_at, kDispatch, osd_id);
+    }
+    if (osd.applies_deferred && osd.reads_queued_reading == 0) {
+      osd.applies_deferred = false;
+      apply_held(static_cast<int>(osd_id));
     }
   }
 
@@ -403,6 +432,13 @@ class Simulation {
   void apply_held(int osd_id) {
     Osd& osd = osds_[osd_id];
     if (osd.held.held() == 0 || !schedule_.may_apply_writes(osd.color, now())) return;
+    // Reads the scheduler still holds from the read phase go first: a write queued beside them may
+    // be dispatched ahead of them (EDF) and start a GC event that blocks them, the switch-moment
+    // tail of QoS on Rails (bench/sim/README.md). dispatch() resumes applying once they are out.
+    if (osd.reads_queued_reading > 0) {
+      osd.applies_deferred = true;
+      return;
+    }
     while (const auto w = osd.held.start_apply(c_.flush_depth)) {
       // Held for seconds, the shard's version record is out of cache by now; applied() updates it
       // when the device is done, and the miss is cheaper taken here, events ahead.

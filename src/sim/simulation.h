@@ -17,7 +17,11 @@
 //     read mixes phases (after a failure mixing is allowed, and counted in mixed_reads). With a
 //     scheduler ([sim] scheduler) this is checked when the OSD is chosen; a read the scheduler holds
 //     past the switch is counted in late_reads, and held writes are only submitted while
-//     may_apply_writes allows (one whose turn comes later goes back to the head of the held queue).
+//     may_apply_writes allows (one whose turn comes later goes back to the head of the held queue)
+//     and no read the scheduler queued in the OSD's read phase still waits there.
+// Every read is counted under what delayed it (RunResult::read_latency_by_cause): GC on its device
+// (directly, or while it waited in the scheduler), writes still in progress on its device, or
+// neither; the report shows whether the tail is GC alone.
 // Failures ([failure NAME] sections) stop an OSD for good: its held writes are gone, later writes
 // skip it (degraded), reads decode around it; no recovery is modelled. "Lost" then means a shard on
 // a surviving OSD is stale, or fewer than k shards of an object are current.

@@ -114,6 +114,25 @@ TEST(Scheduler, RailsWithQboxKeepsTheInvariantsAndJudgesTargets) {
   EXPECT_EQ(targets[1].met, 0u);   // a million writes/s is not
 }
 
+TEST(Scheduler, ReadsQueuedBeforeTheSwitchGoBeforeTheNewWriterWrites) {
+  // Reads still in a QBox queue at their OSD's switch are dispatched after it (late). If the OSD
+  // queued its held writes beside them, EDF would dispatch some writes first and their GC would
+  // block the late reads; with a guard long enough for the leftover GC, nothing else can.
+  const std::string text =
+      "include = intel510_drive_b.conf\ninclude = nvme_journal.conf\n"
+      "[sim]\nseed = 7\nduration = 40\npolicy = rails\nscheduler = qbox\n"
+      "[cluster]\nk = 1\nm = 1\ndata_device = intel510\njournal_device = nvme_journal\nframe = 5\nguard = 1\n"
+      "read_cost = 1.4e-5\nwrite_cost = 2e-5\n"
+      "[stream r]\noutstanding = 16\nobjects = 760000\nutilization = 0.5\n"
+      "[stream w]\noutstanding = 4\nread_fraction = 0\nobjects = 760000\nutilization = 0.5\n";
+  const RunResult r = run_text(text);
+  EXPECT_EQ(r.invariant_violations, 0u) << (r.first_violations.empty() ? "" : r.first_violations[0]);
+  EXPECT_GT(r.late_reads, 0u);
+  EXPECT_GT(r.gc_events, 0u);
+  EXPECT_EQ(r.read_latency_by_cause[kReadWaitedOnGc].count(), 0u);
+  EXPECT_EQ(r.read_gc_blocked, 0);
+}
+
 TEST(Scheduler, SameSeedSameOutput) {
   auto csv = [] {
     SimConfig c;

@@ -37,6 +37,41 @@ TEST(Simulation, RailsKeepsReadsAwayFromGc) {
   EXPECT_EQ(rails.mixed_reads, 0u);
 }
 
+uint64_t reads_by(const RunResult& r, ReadCause cause) { return r.read_latency_by_cause[cause].count(); }
+
+TEST(Simulation, EveryReadIsCountedUnderWhatDelayedIt) {
+  SimConfig c;
+  const RunResult r = run_text(rails_config("rails"), &c);
+  EXPECT_EQ(reads_by(r, kReadWaitedOnGc) + reads_by(r, kReadWithWrites) + reads_by(r, kReadClean), r.reads);
+  // Without a guard the reader pays the writer's leftover GC debt right after each switch, and
+  // those reads are the whole tail: a GC event lasts at least gc_event_min (25 ms), every other
+  // read is served within a few transfers.
+  EXPECT_GT(reads_by(r, kReadWaitedOnGc), 0u);
+  EXPECT_GT(r.read_latency_by_cause[kReadWaitedOnGc].max(), 0.025);
+  EXPECT_LT(r.read_latency_by_cause[kReadClean].max(), 0.01);
+  EXPECT_LT(r.read_latency_by_cause[kReadWithWrites].max(), 0.02);
+  std::ostringstream csv, text;
+  write_summary_csv(csv, c, r);
+  write_text_summary(text, c, r);
+  EXPECT_NE(csv.str().find(",reads_waited_gc,reads_with_writes,read_p99.9_without_gc,read_max_without_gc\n"),
+            std::string::npos);
+  EXPECT_NE(text.str().find("reads by what delayed them: waited on GC " + std::to_string(reads_by(r, kReadWaitedOnGc))),
+            std::string::npos)
+      << text.str();
+}
+
+TEST(Simulation, GuardThatCoversTheLeftoverGcKeepsItFromReads) {
+  // Drive B's debt: a GC event in progress when the guard starts (up to 100 ms) and then up to
+  // 20 MB reclaimed while idle at ~6 ns/byte (~0.12 s): 0.3 s of idle covers both, 0.05 s does not.
+  const RunResult covered = run_text(rails_config("rails", "guard = 0.3"));
+  const RunResult short_guard = run_text(rails_config("rails", "guard = 0.05"));
+  EXPECT_EQ(covered.invariant_violations, 0u) << (covered.first_violations.empty() ? "" : covered.first_violations[0]);
+  EXPECT_EQ(reads_by(covered, kReadWaitedOnGc), 0u);
+  EXPECT_EQ(covered.read_gc_blocked, 0);
+  EXPECT_LT(covered.read_latency.max(), 0.01);
+  EXPECT_GT(reads_by(short_guard, kReadWaitedOnGc), 0u);
+}
+
 TEST(Simulation, SameSeedSameOutputDifferentSeedDifferentOutput) {
   auto csv = [](uint64_t seed) {
     SimConfig c;

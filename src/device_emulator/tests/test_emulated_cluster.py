@@ -48,7 +48,7 @@ def cluster():
     if not lib or not Path(lib).is_file():
         pytest.skip("ERAILS_EMULATOR_LIB does not name the built liberails_device_emulator.so")
     directory = Path(tempfile.mkdtemp(prefix="erails-emulated-"))
-    port_base = os.environ.get("ERAILS_EMULATOR_TEST_PORT_BASE", "17700")
+    port_base = os.environ.get("ERAILS_EMULATOR_TEST_PORT_BASE", "18100")
     start = [VSTART / "start.sh", "--fresh", "--dir", directory, "--osds", OSDS, "--port-base", port_base,
              "--block-size", "1G", "--emulate-ssd", "--emulate-time-scale", TIME_SCALE, "--emulator-lib", lib,
              "--timeout", "120"]

@@ -56,6 +56,32 @@ def rails_cdf():
     plt.close(fig)
 
 
+def guard_tail():
+    """Read p99.9 and the writers' throughput against the idle time before each switch, both drive
+    models: how much guard the leftover GC needs (results/rails_guard.csv, drive_a_guard.csv)."""
+    fig, (lat, wr) = plt.subplots(1, 2, figsize=(10, 4), sharex=True)
+    for name, label in (("rails_guard", "drive B"), ("drive_a_guard", "drive A")):
+        with open(RESULTS / f"{name}.csv") as f:
+            rows = list(csv.DictReader(f))
+        guards = [float(r["guard"]) for r in rows]
+        line, = lat.plot(guards, [float(r["p99.9"]) for r in rows], marker="o", label=f"{label}: p99.9")
+        lat.plot(guards, [float(r["p99.99"]) for r in rows], marker="x", linestyle=":", color=line.get_color(),
+                 label=f"{label}: p99.99")
+        lat.plot(guards, [float(r["p99.9_without_gc"]) for r in rows], linestyle="--", color=line.get_color(),
+                 label=f"{label}: p99.9 of reads that did not wait on GC")
+        wr.plot(guards, [float(r["write_iops_vs_no_guard"]) for r in rows], marker="o", label=label)
+    lat.set_ylabel("read latency (ms)")
+    lat.set_title("Rails, 2 drives: read tail (simulator)")
+    wr.set_ylabel("write IOPS / write IOPS without guard")
+    wr.set_title("writers' throughput (simulator)")
+    for ax in (lat, wr):
+        ax.set_xlabel("guard: idle before each switch (s)")
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(RESULTS / "rails_guard.png", dpi=100)
+    plt.close(fig)
+
+
 def write_vs_m():
     with open(RESULTS / "write_vs_m.csv") as f:
         rows = list(csv.DictReader(f))
@@ -117,6 +143,7 @@ def main():
     per_second_plot(work / "trace", [("without Rails", "none"), ("Rails", "rails")],
                     "read_gc_blocked_seconds", "synthetic MSR-format trace, 2 drives", "trace_blocked.png", 120)
     rails_cdf()
+    guard_tail()
     write_vs_m()
     for png in sorted(RESULTS.glob("*.png")):
         print(png)

@@ -102,6 +102,13 @@ def latency_columns(summary):
     return {q: float(summary[f"read_{q}"]) * 1e3 for q in ("p50", "p99", "p99.9", "p99.99")}
 
 
+def tail_columns(summary):
+    """How many reads waited on GC, and the p99.9 of all the others: together they say whether GC
+    alone makes the tail (erails-sim's "reads by what delayed them")."""
+    return {"reads_waited_gc": int(summary["reads_waited_gc"]),
+            "p99.9_without_gc": float(summary["read_p99.9_without_gc"]) * 1e3}
+
+
 # ---- each device model's levels next to the thesis figure it was calibrated against ----
 
 def calibrate(sim, work):
@@ -179,6 +186,7 @@ def rails_streams(objects, reads=True, writes=True):
 def rails(sim, work):
     rows, cdf = rails_runs(sim, work / "rails", DRIVE_B, (2, 3), with_narrow_range=True)
     write_table("rails", rows, RAILS_COLUMNS)
+    write_table("rails_guard", guard_sweep(sim, work / "rails", DRIVE_B), GUARD_COLUMNS)
     with open(RESULTS / "rails_cdf.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["drives", "run", "fraction", "read_iops"], lineterminator="\n")
         w.writeheader()
@@ -186,18 +194,60 @@ def rails(sim, work):
 
 
 RAILS_COLUMNS = ["drives", "run", "read_iops_mean", "read_iops_p5", "seconds_at_90pct_read_only", "p50", "p99",
-                 "p99.9", "p99.99", "read_gc_blocked", "write_iops", "invariant_violations"]
+                 "p99.9", "p99.99", "read_gc_blocked", "reads_waited_gc", "p99.9_without_gc", "write_iops",
+                 "invariant_violations"]
+# Idle before each switch, in seconds: from none through the shortest that removes every GC wait
+# from reads on both drive models (0.2 s for B, 0.25 s for A) to the thesis' 1 s.
+GUARDS = (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1)
+GUARD_COLUMNS = ["guard", "read_iops_mean", "seconds_at_90pct_read_only", "p99", "p99.9", "p99.99", "read_max",
+                 "reads_waited_gc", "p99.9_without_gc", "read_gc_blocked", "write_iops_sustained",
+                 "write_iops_vs_no_guard", "invariant_violations"]
+
+
+def rails_config(drive, drives, frame, duration, policy="rails", extra=""):
+    """Replication on `drives` drives, every drive but one reading (the thesis' setting)."""
+    return (header(policy, duration, drive=drive) +
+            f"[cluster]\nk = 1\nm = {drives - 1}\ndata_device = {drive.name}\njournal_device = nvme_journal\n"
+            f"frame = {frame}\nreaders = {drives - 1}\n" + extra)
+
+
+def guard_sweep(sim, work, drive):
+    """Rails on 2 drives of `drive` with idle time before each switch from 0 to 1 s: how much idle
+    the drive that is about to read needs to finish its leftover GC, and what it costs the writers.
+    The writers' cost is judged over the second half of the run, once the hold budget is full and
+    writes complete at the rate the drives apply them (the summary's write_iops divides by the time
+    of the last completion, which a write waiting for the budget can push out by a frame).
+    The read-only level is rails_runs' read-only run, run again here with the same config."""
+    duration, frame = 200, 10
+    _, read_only, _ = run_sim(sim, work, "d2_read_only", rails_config(drive, 2, frame, duration) +
+                              rails_streams(drive.objects, writes=False))
+    per_second = [r["reads"] for r in steady(read_only, frame, duration)]
+    level = sum(per_second) / len(per_second)
+    rows = []
+    for guard in GUARDS:
+        summary, timeline, _ = run_sim(sim, work, f"d2_guard{guard}s",
+                                       rails_config(drive, 2, frame, duration, extra=f"guard = {guard}\n") +
+                                       rails_streams(drive.objects))
+        per_second = [r["reads"] for r in steady(timeline, frame, duration)]
+        writes = [r["writes"] for r in steady(timeline, duration / 2, duration)]
+        write_iops = sum(writes) / len(writes)
+        rows.append({"guard": guard, "read_iops_mean": sum(per_second) / len(per_second),
+                     "seconds_at_90pct_read_only": sum(1 for v in per_second if v >= 0.9 * level) / len(per_second),
+                     **latency_columns(summary), "read_max": float(summary["read_max"]) * 1e3,
+                     **tail_columns(summary), "read_gc_blocked": float(summary["read_gc_blocked_fraction"]),
+                     "write_iops_sustained": write_iops,
+                     "write_iops_vs_no_guard": write_iops / rows[0]["write_iops_sustained"] if rows else 1.0,
+                     "invariant_violations": int(summary["invariant_violations"])})
+    return rows
 
 
 def rails_runs(sim, work, drive, drive_counts, with_narrow_range=False):
     """Read-only, no separation and Rails (without and with 1 s of idle before each switch) on
     `drive`; a second is predictable when its reads reach 90% of the read-only mean."""
     duration, frame = 200, 10
-    device, objects = drive.name, drive.objects
+    device, objects = drive.name, drive.objects  # device: the narrow-range run's fresh copy derives from it
     rows, cdf = [], []
     for drives in drive_counts:
-        cluster = (f"[cluster]\nk = 1\nm = {drives - 1}\ndata_device = {device}\njournal_device = nvme_journal\n"
-                   f"frame = {frame}\nreaders = {drives - 1}\n")
         runs = [("read_only", "rails", "", rails_streams(objects, writes=False))]
         if with_narrow_range:
             runs.append(("none_100MB", "none", "data_device = fresh\n" + fresh_device(device), rails_streams(400)))
@@ -208,7 +258,7 @@ def rails_runs(sim, work, drive, drive_counts, with_narrow_range=False):
         ]
         level = None
         for name, policy, extra, streams in runs:
-            text = header(policy, duration, drive=drive) + cluster + extra + streams
+            text = rails_config(drive, drives, frame, duration, policy, extra) + streams
             summary, timeline, _ = run_sim(sim, work, f"d{drives}_{name}", text)
             per_second = [r["reads"] for r in steady(timeline, frame, duration)]
             if level is None:
@@ -219,7 +269,7 @@ def rails_runs(sim, work, drive, drive_counts, with_narrow_range=False):
                          "seconds_at_90pct_read_only": predictable,
                          **latency_columns(summary),
                          "read_gc_blocked": float(summary["read_gc_blocked_fraction"]),
-                         "write_iops": float(summary["write_iops"]),
+                         **tail_columns(summary), "write_iops": float(summary["write_iops"]),
                          "invariant_violations": int(summary["invariant_violations"])})
             for i, v in enumerate(sorted(per_second)):
                 cdf.append({"drives": drives, "run": name, "fraction": (i + 1) / len(per_second), "read_iops": v})
@@ -231,6 +281,7 @@ def rails_runs(sim, work, drive, drive_counts, with_narrow_range=False):
 def drive_a(sim, work):
     rows, _ = rails_runs(sim, work / "drive_a", DRIVE_A, (2,))
     write_table("drive_a", rows, RAILS_COLUMNS)
+    write_table("drive_a_guard", guard_sweep(sim, work / "drive_a", DRIVE_A), GUARD_COLUMNS)
     qos_rows = qos_runs(sim, work / "drive_a", DRIVE_A, QOS_RUNS[:2])
     write_table("drive_a_qos", qos_rows, QOS_COLUMNS)
 
@@ -274,9 +325,9 @@ def trace(sim, work):
         rows.append({"run": name, "trace_records": records, "reads": int(summary["reads"]),
                      "writes": int(summary["writes"]),
                      "read_gc_blocked": float(summary["read_gc_blocked_fraction"]), **latency_columns(summary),
-                     "invariant_violations": int(summary["invariant_violations"])})
+                     **tail_columns(summary), "invariant_violations": int(summary["invariant_violations"])})
     write_table("trace", rows, ["run", "trace_records", "reads", "writes", "read_gc_blocked", "p50", "p99",
-                                "p99.9", "p99.99", "invariant_violations"])
+                                "p99.9", "p99.99", "reads_waited_gc", "p99.9_without_gc", "invariant_violations"])
 
 
 # ---- figs. 5.7-5.8: eRails, k = m = 3 and 5 ----
@@ -304,12 +355,14 @@ def erails(sim, work):
             rows.append({"k=m": k, "run": name, "read_iops_mean": mean, "read_MBps": mean * 131072 / 1e6,
                          "read_iops_p5": percentile(per_second, 0.05),
                          "seconds_at_90pct_read_only": sum(1 for v in per_second if v >= 0.9 * level) / len(per_second),
-                         **latency_columns(summary), "write_iops": float(summary["write_iops"]),
+                         **latency_columns(summary), **tail_columns(summary),
+                         "write_iops": float(summary["write_iops"]),
                          "mixed_reads": int(summary["mixed_reads"]), "memory_reads": int(summary["memory_reads"]),
                          "invariant_violations": int(summary["invariant_violations"])})
     write_table("erails", rows, ["k=m", "run", "read_iops_mean", "read_MBps", "read_iops_p5",
-                                 "seconds_at_90pct_read_only", "p50", "p99", "p99.9", "p99.99", "write_iops",
-                                 "mixed_reads", "memory_reads", "invariant_violations"])
+                                 "seconds_at_90pct_read_only", "p50", "p99", "p99.9", "p99.99", "reads_waited_gc",
+                                 "p99.9_without_gc", "write_iops", "mixed_reads", "memory_reads",
+                                 "invariant_violations"])
 
 
 # ---- fig. 5.1: achievable write throughput against m (N = 10) ----
@@ -377,13 +430,14 @@ def scale(sim, work):
                 + tenants + extra)
         summary, _, _ = run_sim(sim, work / "scale", name, text)
         rows.append({"run": name, "frame": frame, "slow_osds": int(summary["slow_osds"]),
-                     "reads": int(summary["reads"]), **latency_columns(summary),
+                     "reads": int(summary["reads"]), **latency_columns(summary), **tail_columns(summary),
                      "write_p99": float(summary["write_p99"]) * 1e3,
                      "read_gc_blocked": float(summary["read_gc_blocked_fraction"]),
                      "mixed_reads": int(summary["mixed_reads"]),
                      "invariant_violations": int(summary["invariant_violations"])})
-    write_table("scale", rows, ["run", "frame", "slow_osds", "reads", "p50", "p99", "p99.9", "p99.99", "write_p99",
-                                "read_gc_blocked", "mixed_reads", "invariant_violations"])
+    write_table("scale", rows, ["run", "frame", "slow_osds", "reads", "p50", "p99", "p99.9", "p99.99",
+                                "reads_waited_gc", "p99.9_without_gc", "write_p99", "read_gc_blocked", "mixed_reads",
+                                "invariant_violations"])
 
 
 # ---- figs. 6.8-6.9: QoS (QBox's scheduler) on top of Rails, 2 drives ----
@@ -402,7 +456,7 @@ QOS_RUNS = (  # name, policy, scheduler, extra [cluster] lines
     ("rails_idle_1s_before_switch_mclock", "rails", "mclock", "guard = 1\n"))
 QOS_STREAMS = ("read_seq", "read_rand", "write_seq", "write_rand")
 QOS_COLUMNS = ["run", "fraction_met_all", *[f"{s}_met" for s in QOS_STREAMS], "read_target", "write_target", "p50",
-               "p99", "p99.9", "late_reads", "invariant_violations"]
+               "p99", "p99.9", "reads_waited_gc", "p99.9_without_gc", "late_reads", "invariant_violations"]
 
 
 def qos(sim, work):
@@ -469,7 +523,7 @@ def qos_runs(sim, work, drive, runs):
         row = {"run": name, "fraction_met_all": met / windows,
                **{f"{s}_met": float(outcome[s]["fraction_met"]) for s in targets},
                "read_target": read_target, "write_target": write_target,
-               **latency_columns(summary), "late_reads": summary_late_reads(work / name),
+               **latency_columns(summary), **tail_columns(summary), "late_reads": summary_late_reads(work / name),
                "invariant_violations": int(summary["invariant_violations"])}
         rows.append(row)
     return rows

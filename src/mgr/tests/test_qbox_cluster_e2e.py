@@ -5,7 +5,7 @@ names to the global ids the OSDs see, and a mgr restart keeping the table.
 Without QBOX_PLUGIN_DIR the OSDs run stock and the test expects QBOX_OSD_STOCK naming both. With
 QBOX_PLUGIN_DIR naming the directory of a built libec_qbox.so, the cluster is started with
 `start.sh --scheduler qbox` and every OSD must report the module's table epoch and the client's
-share, with the global id of its session.
+share, with the global id of its session, after a mgr restart and after an OSD restart too.
 
 Selected with -m cluster. Ports QBOX_E2E_PORT_BASE (default 20400).. and /tmp/qbox-mgr-e2e-*; the
 cluster is stopped at the end even on failure.
@@ -162,6 +162,13 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
     assert after["table"]["clients"][0]["utilization"] == 0.3
     assert after["table"]["background_recovery"] == 0.2 and after["epoch"] >= before["epoch"]
     if PLUGIN_DIR:
+        check_osds_took_the_table(env, None)
+        # An OSD keeps nothing across a restart; the module gives it the table again.
+        with open(os.path.join(cluster_dir, "run", "osd.1.pid")) as f:
+            os.kill(int(f.read().strip()), 9)
+        subprocess.run([os.path.join(REPO, "vstart-configs", "start.sh"), "--dir", cluster_dir, "--plugin-dir",
+                        PLUGIN_DIR, "--scheduler", "qbox", "--timeout", "120"], check=True, timeout=200,
+                       stdout=subprocess.DEVNULL)
         check_osds_took_the_table(env, None)
     ceph(env, "qbox", "rm", "client.alice")
     assert wait_for("the table without alice", lambda: (qbox_status(env) or {"table": {"clients": [0]}})

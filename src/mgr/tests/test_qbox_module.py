@@ -146,3 +146,20 @@ def test_a_stored_table_that_cannot_be_read_is_not_pushed_and_is_reported(module
     assert module.qbox_set("client.alice", "0.3")[0] == 0
     restarted = make_module(module_class, store, osds, [])
     run_until(restarted, lambda: osds[0].epoch == 1 and not restarted.health)
+
+
+def test_a_failing_round_is_reported_and_the_loop_goes_on(module_class):
+    osds = {0: Osd()}
+    module = make_module(module_class, {}, osds, [])
+    failures = [KeyError("osd_map")]
+    get = module.get
+
+    def failing_get(what):
+        if what == "osd_map" and failures:
+            raise failures.pop()
+        return get(what)
+    module.get = failing_get
+    seen = []
+    module.set_health_checks = lambda checks: seen.append(checks)
+    run_until(module, lambda: osds[0].epoch == 1 and seen and not seen[-1])
+    assert seen[0]["QBOX_MODULE_PROBLEM"]["detail"] == ["the push loop failed: KeyError: 'osd_map'"]

@@ -13,7 +13,8 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from mgr_module import CLIReadCommand, CLIWriteCommand, CommandResult, HandleCommandResult, MgrModule, NotifyType, Option
+from mgr_module import (CLIReadCommand, CLIWriteCommand, CommandResult, HandleCommandResult, MgrModule, NotifyType,
+                        Option)
 
 from .health import MissTracker, health_checks
 from .push import (STATUS_COMMAND, OsdReport, needing_push, next_epoch, read_push, read_status, set_command,

@@ -65,7 +65,8 @@ def read_status(osd: int, ret: int, out: str, err: str) -> OsdReport:
     except (ValueError, KeyError, TypeError) as error:
         return OsdReport(osd, False, f"`qbox status` answered something unreadable ({error}): {out[:200]!r}")
     if state == "stock":
-        return OsdReport(osd, False, f"the QBox library is loaded but runs stock: {status.get('reason') or 'no reason given'}",
+        why = status.get("reason") or "no reason given"
+        return OsdReport(osd, False, f"the QBox library is loaded but runs stock: {why}",
                          epoch, status)
     return OsdReport(osd, True, "", epoch, status)
 

@@ -35,6 +35,10 @@ def _number(value: Any, scale: float = 1.0, digits: int = 3) -> str:
     return "-" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value * scale:.{digits}f}"
 
 
+def _count(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
 def _owners(ids: Optional[List[int]]) -> str:
     return ",".join(str(owner) for owner in ids) if ids else "-"
 
@@ -58,8 +62,8 @@ def render_plain(status: dict) -> str:
         lines.append(f"  {'client':<24} {'target':>7} {'achieved':>9} {'backlogged':>11} {'ops':>8} {'queued':>7}")
         for entry in osd["clients"]:
             lines.append(f"  {str(entry['name']):<24} {_number(entry['target']):>7} {_number(entry['achieved']):>9} "
-                         f"{_number(entry['backlogged'], digits=2):>11} {str(entry['ops'] if entry['ops'] is not None else '-'):>8} "
-                         f"{str(entry['queued'] if entry['queued'] is not None else '-'):>7}")
+                         f"{_number(entry['backlogged'], digits=2):>11} {_count(entry['ops']):>8} "
+                         f"{_count(entry['queued']):>7}")
     for osd, why in status["push_failures"].items():
         lines.append(why)
     lines.extend(status["problems"])

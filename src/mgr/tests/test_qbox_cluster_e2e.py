@@ -135,8 +135,9 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
     # A session of alice: its global id must reach the table the OSDs get.
     ceph(env, "osd", "pool", "create", "qboxpool", "8", "8", "replicated")
     ceph(env, "osd", "pool", "set", "qboxpool", "size", "2", "--yes-i-really-mean-it")
-    bench = subprocess.Popen(["rados", "-n", "client.alice", "--keyring", keyring, "-p", "qboxpool", "bench", "40", "write", "-b", "4096",
-                              "-t", "2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bench = subprocess.Popen(["rados", "-n", "client.alice", "--keyring", keyring, "-p", "qboxpool", "bench", "40",
+                              "write", "-b", "4096", "-t", "2"], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
     try:
         status = wait_for("alice's session in the table", lambda: next(
             (s for s in [qbox_status(env)] if s and s["table"]["clients"][0]["owners"]), None), 60)

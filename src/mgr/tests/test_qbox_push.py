@@ -69,6 +69,7 @@ def test_only_osds_whose_library_answered_with_another_epoch_get_the_table():
 
 def test_a_refused_table_is_reported_with_the_osds_reason():
     report, failure = read_push(1, -errno.EINVAL, "", "clients[0].utilization: 1.5 not in (0, 1]")
-    assert report is None and failure == "osd.1 did not take the qbox table: clients[0].utilization: 1.5 not in (0, 1] (-22)"
+    assert report is None
+    assert failure == "osd.1 did not take the qbox table: clients[0].utilization: 1.5 not in (0, 1] (-22)"
     report, failure = read_push(1, 0, status(epoch=4), "")
     assert failure is None and report.epoch == 4

@@ -20,6 +20,9 @@ START = REPO / "vstart-configs" / "start.sh"
     (["--plugin-dir", "/nonexistent"], "--plugin-dir '/nonexistent' is not a directory"),
     (["--timeout", "soon"], "--timeout must be seconds"),
     (["--bogus"], "unknown argument '--bogus'"),
+    (["--emulate-ssd=/nonexistent.conf"], "--emulate-ssd: no model file '/nonexistent.conf'"),
+    (["--emulate-time-scale", "fast"], "--emulate-time-scale must be a number > 0"),
+    (["--emulator-lib", "/nonexistent.so"], "--emulator-lib: no file '/nonexistent.so'"),
 ])
 def test_start_refuses_bad_arguments(tmp_path, args, named):
     done = subprocess.run([str(START), "--dir", str(tmp_path / "c")] + args,

@@ -1,0 +1,228 @@
+"""QBox inside Debian's ceph-osd (libec_qbox.so) on a local cluster of its own: what it costs, and
+whether two clients get the shares they were given.
+
+  python3 bench/qbox/in_osd.py --plugin-dir <build>/erasure-code [--osds 2] [--seconds 10]
+                               [--rounds 2] [--dir DIR] [--port-base 20150] [--no-shares]
+                               [--no-overhead] [--share-op read|write] [--depth N]
+                               [--emulate-time-scale X]
+
+1. Overhead: rados bench 4 KiB writes then 4 KiB random reads (16 in flight), with the OSDs'
+   stock wpq and with QBox, alternating `--rounds` times on the same cluster (only the OSDs are
+   restarted between schedulers); prints the IOPS of each run and the QBox/wpq ratio of the means.
+2. Shares: two librados clients (one process each, 4 KiB random reads of objects each wrote first,
+   --depth (32) in flight each; `--share-op write` for 4 KiB writes instead) given 0.3 and 0.6
+   of each OSD's device time (`qbox set` with their global ids); prints, per OSD and accounting
+   window, each client's achieved share and backlogged fraction from `qbox status`, their means
+   over windows where both were backlogged, and each client's IOPS.
+With --emulate-time-scale the OSDs' data devices are start.sh's emulated SSD (drive B of the
+thesis, every modeled time multiplied by X), so the device rather than the CPU can be the
+bottleneck. The cluster is stopped at the end; its logs stay in --dir.
+"""
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import rados
+
+REPO = Path(__file__).resolve().parents[2]
+VSTART = REPO / "vstart-configs"
+POOL = "qbox-bench"
+TARGETS = {"client.a": 0.3, "client.b": 0.6}
+BACKGROUND = {"background_recovery": 0.05, "background_best_effort": 0.05}
+OBJECT_SIZE = 4096
+OBJECTS_PER_CLIENT = 2000
+
+
+class Cluster:
+    def __init__(self, args):
+        self.args = args
+        self.dir = Path(args.dir)
+        self.env = dict(os.environ, CEPH_CONF=str(self.dir / "ceph.conf"))
+
+    def start(self, scheduler, fresh=False):
+        cmd = [str(VSTART / "start.sh"), "--dir", str(self.dir), "--osds", str(self.args.osds),
+               "--port-base", str(self.args.port_base), "--plugin-dir", self.args.plugin_dir,
+               "--block-size", "2G", "--scheduler", scheduler, "--timeout", "240"]
+        if fresh:
+            cmd.append("--fresh")
+            if self.args.emulate_time_scale:
+                cmd += ["--emulate-ssd", "--emulate-time-scale", self.args.emulate_time_scale]
+        subprocess.run(cmd, check=True, stdout=sys.stderr, timeout=400)
+
+    def restart_osds(self, scheduler):
+        for osd in range(self.args.osds):
+            pid_file = self.dir / "run" / f"osd.{osd}.pid"
+            pid = int(pid_file.read_text())
+            os.kill(pid, signal.SIGTERM)
+            while Path(f"/proc/{pid}").exists():
+                time.sleep(0.2)
+        self.start(scheduler)
+
+    def stop(self):
+        subprocess.run([str(VSTART / "stop.sh"), "--dir", str(self.dir)], stdout=sys.stderr,
+                       timeout=120)
+
+    def ceph(self, *args, timeout=60):
+        return subprocess.run(["ceph", *args], env=self.env, check=True, capture_output=True,
+                              text=True, timeout=timeout).stdout
+
+    def bench(self, *args):
+        out = subprocess.run(["rados", "bench", "-p", POOL, *args], env=self.env, check=True,
+                             capture_output=True, text=True, timeout=300).stdout
+        return float(re.search(r"^Average IOPS:\s+([0-9.]+)", out, re.M).group(1))
+
+    def qbox_status(self, osd):
+        return json.loads(self.ceph("tell", f"osd.{osd}", "qbox", "status"))
+
+
+def overhead(cluster, args):
+    iops = {"wpq": {"write": [], "rand": []}, "qbox": {"write": [], "rand": []}}
+    current = "wpq"
+    for round_ in range(args.rounds):
+        for scheduler in ("wpq", "qbox"):
+            if scheduler != current:
+                cluster.restart_osds(scheduler)
+                current = scheduler
+            run = f"r{round_}{scheduler}"
+            write = cluster.bench(str(args.seconds), "write", "-b", "4096", "-t", "16",
+                                  "--no-cleanup", "--run-name", run)
+            rand = cluster.bench(str(args.seconds), "rand", "-t", "16", "--run-name", run)
+            iops[scheduler]["write"].append(write)
+            iops[scheduler]["rand"].append(rand)
+            print(f"round {round_ + 1} {scheduler:4s}  4 KiB write {write:8.0f} IOPS   "
+                  f"4 KiB rand read {rand:8.0f} IOPS", flush=True)
+    for mode, name in (("write", "4 KiB write"), ("rand", "4 KiB rand read")):
+        q = statistics.mean(iops["qbox"][mode])
+        w = statistics.mean(iops["wpq"][mode])
+        print(f"{name:16s} mean qbox {q:8.0f}  wpq {w:8.0f}  ratio qbox/wpq {q / w:.3f} "
+              f"(goal >= 0.95)", flush=True)
+    return current
+
+
+def client(conf, name, op, depth, ids, go, seconds, results):
+    handle = rados.Rados(conffile=conf)
+    handle.connect(timeout=60)
+    ioctx = handle.open_ioctx(POOL)
+    payload = os.urandom(OBJECT_SIZE)
+    if op == "read":
+        pending = [ioctx.aio_write_full(f"{name}-{i}", payload) for i in range(OBJECTS_PER_CLIENT)]
+        for completion in pending:
+            completion.wait_for_complete()
+    ids[name] = handle.get_instance_id()
+    go.wait()
+    rng = random.Random(name)
+    done = 0
+    in_flight = []
+    end = time.time() + seconds
+    i = 0
+    while time.time() < end:
+        while len(in_flight) < depth:
+            obj = f"{name}-{rng.randrange(OBJECTS_PER_CLIENT)}"
+            in_flight.append(ioctx.aio_read(obj, OBJECT_SIZE, 0, lambda *_: None) if op == "read"
+                             else ioctx.aio_write_full(obj, payload))
+            i += 1
+        head = in_flight.pop(0)
+        head.wait_for_complete()
+        done += 1
+    for completion in in_flight:
+        completion.wait_for_complete()
+    results[name] = done / seconds
+    ioctx.close()
+    handle.shutdown()
+
+
+def shares(cluster, args):
+    manager = multiprocessing.Manager()
+    ids, results = manager.dict(), manager.dict()
+    go = manager.Event()
+    conf = str(cluster.dir / "ceph.conf")
+    seconds = max(args.seconds * 3, 30)
+    workers = [multiprocessing.Process(target=client, args=(conf, n, args.share_op, args.depth, ids, go, seconds,
+                                                   results))
+               for n in TARGETS]
+    for w in workers:
+        w.start()
+    while len(ids) < len(TARGETS):
+        time.sleep(0.1)
+    table = {"epoch": int(time.time()),
+             "clients": [{"name": n, "utilization": u, "owners": [ids[n]]}
+                         for n, u in TARGETS.items()], **BACKGROUND}
+    for osd in range(args.osds):
+        cluster.ceph("tell", f"osd.{osd}", "qbox", "set", json.dumps(table))
+    print(f"table pushed to {args.osds} OSDs: " + ", ".join(
+        f"{n} (global id {ids[n]}) {u}" for n, u in TARGETS.items()), flush=True)
+    go.set()
+    window = cluster.qbox_status(0)["window_seconds"]
+    rows = []
+    deadline = time.time() + seconds
+    time.sleep(2 * window)  # let the first complete window be one with both clients running
+    while time.time() < deadline - window:
+        for osd in range(args.osds):
+            report = {c["name"]: c for c in cluster.qbox_status(osd)["clients"]}
+            rows.append((osd, {n: (report[n]["achieved"], report[n]["backlogged"])
+                               for n in TARGETS}))
+        time.sleep(window)
+    for w in workers:
+        w.join()
+    print("osd  " + "  ".join(f"{n} achieved/backlogged" for n in TARGETS))
+    for osd, row in rows:
+        print(f"{osd:3d}  " + "  ".join(f"{row[n][0]:8.3f} / {row[n][1]:4.2f}          "
+                                         for n in TARGETS))
+    both = [row for _, row in rows if all(row[n][1] is not None and row[n][1] > 0.5
+                                          for n in TARGETS)]
+    for n, target in TARGETS.items():
+        mean = statistics.mean(r[n][0] for r in both) if both else float("nan")
+        print(f"{n}: target {target}, mean achieved {mean:.3f} over {len(both)} backlogged "
+              f"OSD-windows; IOPS {results[n]:.0f}")
+    if both:
+        a, b = (sum(r[n][0] for r in both) for n in TARGETS)
+        print(f"achieved ratio client.b/client.a {b / a:.2f} (targets 2.00)")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plugin-dir", required=True, help="<build>/erasure-code")
+    parser.add_argument("--dir", default="/tmp/erails-qbox-in-osd")
+    parser.add_argument("--port-base", type=int, default=20150)
+    parser.add_argument("--osds", type=int, default=2)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--no-shares", action="store_true")
+    parser.add_argument("--no-overhead", action="store_true")
+    parser.add_argument("--share-op", choices=("read", "write"), default="read")
+    parser.add_argument("--emulate-time-scale", metavar="X",
+                        help="run the OSDs on start.sh's emulated SSD (drive B) slowed X times")
+    parser.add_argument("--depth", type=int, default=32, help="ops each client keeps in flight")
+    args = parser.parse_args(argv)
+    if not (Path(args.plugin_dir) / "libec_qbox.so").exists():
+        parser.error(f"--plugin-dir: no libec_qbox.so in '{args.plugin_dir}'")
+    cluster = Cluster(args)
+    device = (f"the emulated SSD x{args.emulate_time_scale}" if args.emulate_time_scale
+              else "sparse files")
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {args.osds} OSDs, BlueStore on "
+          f"{device}, load {os.getloadavg()[0]:.1f}", flush=True)
+    cluster.start("wpq", fresh=True)
+    try:
+        cluster.ceph("osd", "pool", "create", POOL, "32", "32")
+        cluster.ceph("osd", "pool", "set", POOL, "size", str(min(2, args.osds)))
+        cluster.ceph("osd", "pool", "application", "enable", POOL, "rados")
+        current = "wpq" if args.no_overhead else overhead(cluster, args)
+        if not args.no_shares:
+            if current != "qbox":
+                cluster.restart_osds("qbox")
+            shares(cluster, args)
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

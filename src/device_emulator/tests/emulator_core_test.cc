@@ -35,9 +35,10 @@ class EmulatorCore : public ::testing::Test {
     write("device", "");
     write("two.conf", "[ssd a]\n[ssd b]\n");
     write("one.conf", "[ssd slow]\nbase = fast\ntime_scale = 1000\n[ssd fast]\n");
+    write("disk.conf", "[hdd disk]\ntime_scale = 2\n");
   }
   void TearDown() override {
-    for (const char* f : {"device", "two.conf", "one.conf"}) unlink((dir_ + "/" + f).c_str());
+    for (const char* f : {"device", "two.conf", "one.conf", "disk.conf"}) unlink((dir_ + "/" + f).c_str());
     rmdir(dir_.c_str());
   }
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
@@ -154,6 +155,18 @@ TEST_F(EmulatorCore, SyncCallsAndFlushesFollowTheModel) {
   EXPECT_EQ(e.charge_sync_flush(5.01), write_done);  // a flush waits for the last write
   const double later = e.charge_sync(Operation::read, 0, 4096, 4.0);  // an older `now` is raised
   EXPECT_GT(later, 5.01);
+}
+
+TEST_F(EmulatorCore, TheDiskModelRunsToo) {
+  auto c = read(vars("disk.conf"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c.value().model.is_ssd);
+  Emulator e(c.value());
+  // A random 4 KiB read on a 7,200 rpm disk: seek plus half a turn, about 12.7 ms, doubled.
+  const double done = e.charge_sync(Operation::read, 1 << 30, 4096, 0);
+  EXPECT_GT(done, 0.02);
+  EXPECT_LT(done, 0.03);
+  EXPECT_NE(e.stats_json(done).find("\"kind\": \"hdd\""), std::string::npos);
 }
 
 }  // namespace

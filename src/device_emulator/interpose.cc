@@ -295,9 +295,11 @@ __attribute__((constructor)) void start_emulator() {
   g_emulator = new Emulator(config.value());
   ::pthread_atfork(lock_for_fork, unlock_after_fork, child_after_fork);
   const auto& m = config.value().model;
-  log_line("on: model " + std::string(m.is_ssd ? "ssd " : "hdd ") + config.value().model_name + " from " +
-           config.value().model_file + ", time_scale " + std::to_string(m.is_ssd ? m.ssd.time_scale : m.hdd.time_scale) +
-           ", data device " + config.value().device_path + (stats_path().empty() ? "" : ", stats " + stats_path()));
+  std::ostringstream on;
+  on << "on: model " << (m.is_ssd ? "ssd " : "hdd ") << config.value().model_name << " from "
+     << config.value().model_file << ", time_scale " << (m.is_ssd ? m.ssd.time_scale : m.hdd.time_scale)
+     << ", data device " << config.value().device_path << (stats_path().empty() ? "" : ", stats " + stats_path());
+  log_line(on.str());
   log_line(refuse_io_uring());
 }
 

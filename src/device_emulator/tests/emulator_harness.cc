@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -329,6 +330,7 @@ struct Case {
   const char* model_time_scale = nullptr;  // written to the model file instead of time_scale
   // Checks on the stats JSON ("" when none was written) and the log, after the child.
   std::function<void(const std::string& stats, const std::string& log)> after;
+  bool as_ceph_osd = false;  // run the child as an executable named ceph-osd
 };
 
 const std::map<std::string, Case>& cases() {
@@ -377,6 +379,15 @@ const std::map<std::string, Case>& cases() {
           CHECK(log.find("is not ceph-osd; the emulator acts only in ceph-osd") != std::string::npos, "log: %s",
                 log.c_str());
         }}},
+      {"unchecked_ceph_osd",
+       {case_passthrough, 1000, {}, nullptr,
+        [](const std::string& s, const std::string& log) {
+          CHECK(s.empty(), "an emulator that is off wrote stats");
+          CHECK(log.find("off, passing everything through: ceph-osd of Ceph (none found) is not a build this "
+                         "emulator was checked against") != std::string::npos,
+                "log: %s", log.c_str());
+        },
+        true}},
       {"io_uring",
        {case_io_uring, 1, {}, nullptr,
         [](const std::string&, const std::string& log) {
@@ -432,10 +443,17 @@ int runner(const std::string& lib, const std::string& name) {
       {"ERAILS_EMULATOR_TEST_HOST", "1"},
   };
   for (const auto& [k, v] : it->second.env) env[k] = v;
+  // A ceph-osd without Ceph's version function: the emulator must take it for an unchecked build.
+  std::string exe = "/proc/self/exe";
+  if (it->second.as_ceph_osd) {
+    exe = dir + "/ceph-osd";
+    std::filesystem::copy_file("/proc/self/exe", exe);
+    std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  }
   const pid_t pid = fork();
   if (pid == 0) {
     for (const auto& [k, v] : env) v.empty() ? unsetenv(k.c_str()) : setenv(k.c_str(), v.c_str(), 1);
-    execl("/proc/self/exe", "emulator_harness", "--child", name.c_str(), dir.c_str(), nullptr);
+    execl(exe.c_str(), "emulator_harness", "--child", name.c_str(), dir.c_str(), nullptr);
     _exit(127);
   }
   int status = 0;
@@ -445,7 +463,7 @@ int runner(const std::string& lib, const std::string& name) {
   if (it->second.after) it->second.after(stats, log);
   std::printf("--- emulator log\n%s", log.c_str());
   if (failures == 0) {
-    for (const char* file : {"data.img", "other.img", "model.conf", "stats.json", "emulator.log"})
+    for (const char* file : {"data.img", "other.img", "model.conf", "stats.json", "emulator.log", "ceph-osd"})
       unlink((dir + "/" + file).c_str());
     rmdir(dir.c_str());
   } else {

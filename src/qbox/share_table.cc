@@ -15,6 +15,9 @@ constexpr double kDefaultBestEffort = 0.05;
 // Sums are compared with a little slack: 0.1 + 0.2 + 0.7 is 1.0000000000000002 in doubles.
 constexpr double kSumSlack = 1e-9;
 constexpr std::size_t kMaxNameLength = 256;
+// Each name an OSD has seen keeps an account for the OSD's life (osd_shares.h), so a table's size
+// bounds what a stream of tables can make it hold.
+constexpr std::size_t kMaxClients = 4096;
 
 std::string shown(const JsonValue& value) {
   if (value.kind == JsonValue::Kind::number) return value.text;
@@ -143,6 +146,10 @@ Expected<ShareTable> parse_share_table(std::string_view json) {
 
   if (clients->kind != JsonValue::Kind::array) {
     return wrong("clients", *clients, "expected an array of client entries");
+  }
+  if (clients->items.size() > kMaxClients) {
+    return Error{"clients", std::to_string(clients->items.size()) +
+                                " entries; accepted: at most " + std::to_string(kMaxClients)};
   }
   std::unordered_map<std::string, std::size_t> names;
   std::unordered_map<std::uint64_t, std::size_t> owners;

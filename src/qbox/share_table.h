@@ -38,7 +38,8 @@ ShareTable default_share_table();
 //    "background_recovery": 0.1, "background_best_effort": 0.05}
 // Errors name the key (e.g. "clients[1].utilization"), the value and what is accepted: a missing
 // or unknown key, an epoch that is not an integer >= 1, a utilization outside (0, 1], a sum above
-// 1, a name that is empty or repeated, an owner that is not an integer >= 0 or is in two entries.
+// 1, a name that is empty, longer than 256 bytes or repeated, an owner that is not an integer >= 0
+// or is in two entries, more than 4096 clients.
 Expected<ShareTable> parse_share_table(std::string_view json);
 
 }  // namespace erails::qbox

@@ -32,6 +32,17 @@ TEST(ShareTable, SumOfExactlyOneIsAccepted) {
   EXPECT_EQ(table.value().unreserved(), 0);
 }
 
+TEST(ShareTable, AtMost4096Clients) {
+  std::string json = R"({"epoch":1,"background_recovery":0.01,"background_best_effort":0.01,"clients":[)";
+  for (int i = 0; i < 4097; ++i) {
+    json += (i ? "," : "") + std::string(R"({"name":"c)") + std::to_string(i) +
+            R"(","utilization":0.0001,"owners":[)" + std::to_string(i) + "]}";
+  }
+  const auto table = parse_share_table(json + "]}");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().to_string(), "clients: 4097 entries; accepted: at most 4096");
+}
+
 struct Bad {
   const char* json;
   const char* key;

@@ -44,7 +44,7 @@ import rados
 
 from counters import COUNTERS, Recorder, data_device_stat_path, device_bytes, record_deferred_bytes
 from latency_client import percentile, run_writes
-from latency_step import LatencyStep
+from latency_step import SHAPES, LatencyStep
 from phase_accounting import PHASES, add, attribute, peak_held, phase_of, share
 # From src/mgr, which run.sh puts on PYTHONPATH.
 from rails.schedule import Schedule, ScheduleParams
@@ -521,6 +521,11 @@ def parse_args(argv):
     parser.add_argument("--latency-objects", type=int, default=1024, help="64 KiB objects the reader reads")
     parser.add_argument("--latency-idle", type=float, default=5.0,
                         help="seconds without load before each load of the latency step (default 5)")
+    parser.add_argument("--latency-pools", default=",".join(SHAPES),
+                        help=f"pools of the latency step, in order (default {','.join(SHAPES)}: erails k=4 m=2 and "
+                        "k=1 m=2, both with colors)")
+    parser.add_argument("--latency-guard", type=float, help="rails-guard of the latency step's pools (default: the "
+                        "plugin's for each shape)")
     parser.add_argument("--model", help="the device-model file the cluster's emulated data devices run "
                         "(start.sh --emulate-ssd=FILE); without it the devices are taken as unemulated")
     parser.add_argument("--model-stats", default="{dir}/emulator/osd.{osd}.json",
@@ -534,6 +539,12 @@ def parse_args(argv):
     if unknown or not steps:
         parser.error(f"--steps {args.steps!r}: unknown or none; accepted: a comma-separated subset of {','.join(STEPS)}")
     args.steps = steps
+    pools = [pool for pool in args.latency_pools.split(",") if pool]
+    if not pools or any(pool not in SHAPES for pool in pools):
+        parser.error(f"--latency-pools {args.latency_pools!r}: accepted: a comma-separated subset of {','.join(SHAPES)}")
+    args.latency_pools = pools
+    if args.latency_guard is not None and not 0 <= args.latency_guard < args.frame:
+        parser.error(f"--latency-guard is {args.latency_guard}; accepted: 0 <= guard < --frame ({args.frame})")
     for name, low, high in (("frame", 1, 600), ("mixed_seconds", 10, 3600), ("cost_seconds", 5, 3600),
                             ("fill_seconds", 5, 600), ("object_size", 4096, 1 << 20), ("threads", 1, 64),
                             ("tick", 0.05, 5), ("crash_objects", 1, 100000), ("burst_seconds", 5, 600),
@@ -574,8 +585,8 @@ def main(argv):
     if "crash" in args.steps:
         run.crash()
     if "latency" in args.steps:
-        latency = LatencyStep(run, REPO)
-        verdict &= latency.run_all(RAILS_POOL)
+        latency = LatencyStep(run, REPO, PG_COUNT)
+        verdict &= latency.run_all([RAILS_POOL, PLAIN_POOL])
         latency.write_results()
         subprocess.run([sys.executable, os.path.join(HERE, "plot_latency.py"),
                         *(os.path.join(args.out, name) for name in ("latency_timeline.csv", "latency_phases.csv",

@@ -8,6 +8,7 @@ active (rails on). The reader records every 4 KiB random read; the writer writes
 phase change. The simulator then replays each load at the rates the cluster reached."""
 import json
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -34,6 +35,11 @@ def _ms(seconds: Optional[float]) -> str:
 class PoolShape:
     def __init__(self, label: str, pool: str, k: int, m: int):
         self.label, self.pool, self.k, self.m = label, pool, k, m
+
+
+# --latency-pools: the pools the step measures, one after the other.
+SHAPES = {"ec": PoolShape("erails k=4 m=2", "latency-ec", 4, 2),
+          "copies": PoolShape("erails k=1 m=2", "latency-copies", 1, 2)}
 
 
 def model_sections(model_file: str, seen=None) -> List[Tuple[str, Dict[str, str]]]:
@@ -79,48 +85,10 @@ def model_device(model_file: str) -> Tuple[str, float]:
     return name, float(keys.get("time_scale", 1))
 
 
-def _ms(seconds: Optional[float]) -> str:
-    return f"{seconds * 1000:.2f}" if seconds is not None else "-"
-
-
-class PoolShape:
-    def __init__(self, label: str, pool: str, k: int, m: int):
-        self.label, self.pool, self.k, self.m = label, pool, k, m
-
-
-def model_name(model_file: str) -> str:
-    """The first [ssd NAME] or [hdd NAME] section of a device-model file, or, for a file holding
-    only includes, the first of the files it includes."""
-    includes = []
-    with open(model_file) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line.startswith("[") and line.endswith("]"):
-                kind, _, name = line[1:-1].partition(" ")
-                if kind in ("ssd", "hdd") and name.strip():
-                    return name.strip()
-            elif line.startswith("include") and "=" in line:
-                includes.append(os.path.join(os.path.dirname(model_file), line.split("=", 1)[1].strip()))
-    for included in includes:
-        return model_name(included)
-    raise SystemExit(f"--model {model_file}: no [ssd NAME] or [hdd NAME] section; accepted: a device-model file "
-                     "of src/devices/models")
-
-
-def model_time_scale(model_file: str) -> float:
-    """The time_scale key of a model file (1 when absent: every modeled duration as calibrated)."""
-    scale = 1.0
-    with open(model_file) as f:
-        for line in f:
-            key, _, value = line.split("#", 1)[0].partition("=")
-            if key.strip() == "time_scale":
-                scale = float(value)
-    return scale
-
-
 class LatencyStep:
-    def __init__(self, run, repo: str):
+    def __init__(self, run, repo: str, pg_count: int):
         self.run = run
+        self.pg_count = pg_count
         self.args = run.args
         self.repo = repo
         self.summary_rows: List[Tuple] = []
@@ -129,12 +97,12 @@ class LatencyStep:
         self.shading: List[Tuple[str, str, float, float]] = []
         self.verdict = True
         self.model = self.args.model
-        self.time_scale = model_device(self.model)[1] if self.model else None
+        self.device, self.time_scale = model_device(self.model) if self.model else (None, None)
 
     def describe_device(self) -> str:
         if not self.model:
             return "data devices unemulated (files on this VM's virtual disk, no garbage collection)"
-        return f"data devices emulated by {os.path.basename(self.model)}, time_scale {self.time_scale:g}"
+        return f"data devices emulated: model {self.device}, time_scale {self.time_scale:g}"
 
     def stats_of(self, osd: int) -> Optional[dict]:
         """osd's device-model counters, or None before the emulator has written them."""
@@ -159,29 +127,30 @@ class LatencyStep:
                 samples[osd].append((time.time(), self.stats_of(osd)))
         return samples
 
-    def run_all(self, rails_pool: str) -> bool:
-        """Both pools; rails_pool is the set-up's k=4 m=2 pool with colors. True when every
-        cluster goal was met."""
+    def run_all(self, pools_to_drop: List[str]) -> bool:
+        """The pools of --latency-pools, each made for the step and deleted after it, once
+        pools_to_drop (the set-up's, whose schedules would conflict on the same OSDs) are gone.
+        True when every cluster goal was met."""
         run = self.run
+        for pool in pools_to_drop:
+            run.ceph("osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it")
         run.ceph("config", "set", "osd", "bluestore_default_buffered_read", "false")
         run.say(f"latency: {self.describe_device()}; bluestore_default_buffered_read false, so reads reach the "
                 "data device")
-        shapes = [PoolShape("erails k=4 m=2", rails_pool, 4, 2), PoolShape("erails k=1 m=2", "railsrep", 1, 2)]
-        first = True
-        for shape in shapes:
-            if not first:
-                self.make_pool(shape)
+        for key in self.args.latency_pools:
+            shape = SHAPES[key]
+            self.make_pool(shape)
             self.one_pool(shape)
             run.ceph("osd", "pool", "rm", shape.pool, shape.pool, "--yes-i-really-really-mean-it")
-            first = False
         return self.verdict
 
     def make_pool(self, shape: PoolShape) -> None:
         colors = ",".join(f"color{i}" for i in range(shape.k + shape.m))
         profile = f"{shape.pool}profile"
+        guard = [f"rails-guard={self.args.latency_guard}"] if self.args.latency_guard is not None else []
         self.run.ceph("osd", "erasure-code-profile", "set", profile, "plugin=erails", f"k={shape.k}",
-                      f"m={shape.m}", f"crush-colors={colors}", f"rails-frame={self.args.frame}")
-        self.run.ceph("osd", "pool", "create", shape.pool, "32", "32", "erasure", profile)
+                      f"m={shape.m}", f"crush-colors={colors}", f"rails-frame={self.args.frame}", *guard)
+        self.run.ceph("osd", "pool", "create", shape.pool, str(self.pg_count), str(self.pg_count), "erasure", profile)
         self.run.wait_clean()
         self.run.wait(f"the rails module to schedule {shape.pool}",
                       lambda: shape.pool in self.run.ceph("rails", "status"), 60)
@@ -264,20 +233,21 @@ class LatencyStep:
                 f"p50 {_ms(summary.p50)} ms, p99 {_ms(summary.p99)} ms, p99.9 {_ms(summary.p999)} ms, max "
                 f"{_ms(summary.max)} ms; writer {len(writes)} writes ({failed_writes} failed), {mb_s:.2f} MB/s; "
                 f"load average {load_avg:.1f}")
+        gc_events, blocked = self.report_model(shape, load, result["model"]) if self.model else ("", "")
         self.summary_rows.append(("cluster", shape.label, load, summary.reads, summary.failed, _ms(summary.p50),
                                   _ms(summary.p99), _ms(summary.p999), _ms(summary.max), f"{mb_s:.2f}",
-                                  len(writes), "", "", self.scale_label(), f"{load_avg:.1f}"))
+                                  len(writes), gc_events, blocked, self.scale_label(), f"{load_avg:.1f}"))
         for second, count, p50, p99, worst in per_second_rows(reads, origin):
             self.timeline_rows.append((shape.label, load, second, count, f"{p50:.3f}", f"{p99:.3f}", f"{worst:.3f}"))
         self.shading.append((shape.label, load, started - origin, ended - origin))
-        if self.model:
-            self.report_model(shape, load, result["model"])
         return {"summary": summary, "writer_mb_s": mb_s, "reads": reads, "writes": writes}
 
     def scale_label(self) -> str:
         return f"{self.time_scale:g}" if self.model else "unemulated"
 
-    def report_model(self, shape: PoolShape, load: str, samples) -> None:
+    def report_model(self, shape: PoolShape, load: str, samples) -> Tuple[int, str]:
+        """Files and prints each OSD's model counters by phase; returns all OSDs' GC events and
+        seconds blocked."""
         totals = {"gc_events": {"read": 0.0, "write": 0.0}, "blocked_seconds": {"read": 0.0, "write": 0.0}}
         for osd, osd_samples in sorted(samples.items()):
             split = split_by_phase(osd_samples, self.run.schedule, self.run.color_of[osd])
@@ -291,6 +261,7 @@ class LatencyStep:
         self.run.say(f"latency, {shape.label}, {load}: device model, all OSDs: GC events in read phase (guard "
                      f"included) {int(totals['gc_events']['read'])}, in write phase {int(totals['gc_events']['write'])}; "
                      f"seconds blocked {totals['blocked_seconds']['read']:.2f} / {totals['blocked_seconds']['write']:.2f}")
+        return (int(sum(totals["gc_events"].values())), f"{sum(totals['blocked_seconds'].values()):.2f}")
 
     def simulate(self, shape: PoolShape, params: dict, loads: Dict[str, dict]) -> None:
         """Replays each load in erails-sim at the rates the cluster reached, on the same device
@@ -300,19 +271,24 @@ class LatencyStep:
         journal_file = os.path.join(self.repo, "src", "devices", "models", JOURNAL_MODEL[0])
         out_dir = os.path.join(args.out, "latency_sim")
         os.makedirs(out_dir, exist_ok=True)
+        # The cluster's model file goes with the configurations, which outlive the cluster.
+        kept_model = os.path.join(out_dir, "device.conf")
+        if os.path.abspath(model) != kept_model:
+            shutil.copyfile(model, kept_model)
         p999: Dict[str, Optional[float]] = {}
         writer_mb_s: Dict[str, float] = {}
         for load in LOADS:
             policy = "none" if load != "rails on" else ("rails" if shape.k == 1 else "erails")
             measured = loads[load]
             sim_load = SimLoad(k=shape.k, m=shape.m, policy=policy, frame=params["frame_seconds"],
-                               readers=params["readers"], guard=params["guard_seconds"], pgs=32,
+                               readers=params["readers"], guard=params["guard_seconds"], pgs=self.pg_count,
                                read_rate=read_rate(measured["reads"]), read_size=READ_SIZE,
                                write_rates=write_rates(measured["writes"]), read_objects=args.latency_objects,
                                write_objects=WRITE_OBJECTS, seconds=args.latency_seconds)
             stem = os.path.join(out_dir, f"{shape.pool}-{load.replace(' ', '-')}")
             with open(stem + ".conf", "w") as f:
-                f.write(sim_config(os.path.abspath(model), model_device(model)[0], journal_file, JOURNAL_MODEL[1], sim_load))
+                f.write(sim_config(os.path.basename(kept_model), model_device(model)[0],
+                                   os.path.relpath(journal_file, out_dir), JOURNAL_MODEL[1], sim_load))
             done = subprocess.run([args.sim, stem + ".conf", "--out", stem], capture_output=True, text=True)
             if done.returncode != 0:
                 raise SystemExit(f"erails-sim {stem}.conf exited {done.returncode}: {done.stderr.strip()}")

@@ -3,7 +3,7 @@ whether two clients get the shares they were given.
 
   python3 bench/qbox/in_osd.py --plugin-dir <build>/erasure-code [--osds 2] [--seconds 10]
                                [--rounds 2] [--dir DIR] [--port-base 20150] [--no-shares]
-                               [--no-overhead] [--share-op read|write] [--depth N]
+                               [--no-overhead] [--no-stock-shares] [--share-op read|write] [--depth N]
                                [--emulate-time-scale X]
 
 1. Overhead: rados bench 4 KiB writes then 4 KiB random reads (16 in flight), with the OSDs'
@@ -13,7 +13,8 @@ whether two clients get the shares they were given.
    --depth (32) in flight each; `--share-op write` for 4 KiB writes instead) given 0.3 and 0.6
    of each OSD's device time (`qbox set` with their global ids); prints, per OSD and accounting
    window, each client's achieved share and backlogged fraction from `qbox status`, their means
-   over windows where both were backlogged, and each client's IOPS.
+   over windows where both were backlogged, and each client's IOPS; then the same two clients
+   under stock wpq and mclock_scheduler (no per-client targets there), their IOPS and ratio.
 With --emulate-time-scale the OSDs' data devices are start.sh's emulated SSD (drive B of the
 thesis, every modeled time multiplied by X), so the device rather than the CPU can be the
 bottleneck. The cluster is stopped at the end; its logs stay in --dir.
@@ -140,39 +141,49 @@ def client(conf, name, op, depth, ids, go, seconds, results):
     handle.shutdown()
 
 
-def shares(cluster, args):
+def run_clients(cluster, args, with_table):
+    """Runs both clients; with_table: gives them TARGETS through `qbox set` and samples every
+    OSD's `qbox status` once a window. Returns (IOPS by client, [(osd, {client: (achieved,
+    backlogged)})])."""
     manager = multiprocessing.Manager()
     ids, results = manager.dict(), manager.dict()
     go = manager.Event()
     conf = str(cluster.dir / "ceph.conf")
     seconds = max(args.seconds * 3, 30)
-    workers = [multiprocessing.Process(target=client, args=(conf, n, args.share_op, args.depth, ids, go, seconds,
-                                                   results))
+    workers = [multiprocessing.Process(target=client, args=(conf, n, args.share_op, args.depth,
+                                                            ids, go, seconds, results))
                for n in TARGETS]
     for w in workers:
         w.start()
     while len(ids) < len(TARGETS):
         time.sleep(0.1)
-    table = {"epoch": int(time.time()),
-             "clients": [{"name": n, "utilization": u, "owners": [ids[n]]}
-                         for n, u in TARGETS.items()], **BACKGROUND}
-    for osd in range(args.osds):
-        cluster.ceph("tell", f"osd.{osd}", "qbox", "set", json.dumps(table))
-    print(f"table pushed to {args.osds} OSDs: " + ", ".join(
-        f"{n} (global id {ids[n]}) {u}" for n, u in TARGETS.items()), flush=True)
-    go.set()
-    window = cluster.qbox_status(0)["window_seconds"]
     rows = []
-    deadline = time.time() + seconds
-    time.sleep(2 * window)  # let the first complete window be one with both clients running
-    while time.time() < deadline - window:
+    if with_table:
+        table = {"epoch": int(time.time()),
+                 "clients": [{"name": n, "utilization": u, "owners": [ids[n]]}
+                             for n, u in TARGETS.items()], **BACKGROUND}
         for osd in range(args.osds):
-            report = {c["name"]: c for c in cluster.qbox_status(osd)["clients"]}
-            rows.append((osd, {n: (report[n]["achieved"], report[n]["backlogged"])
-                               for n in TARGETS}))
-        time.sleep(window)
+            cluster.ceph("tell", f"osd.{osd}", "qbox", "set", json.dumps(table))
+        print(f"table pushed to {args.osds} OSDs: " + ", ".join(
+            f"{n} (global id {ids[n]}) {u}" for n, u in TARGETS.items()), flush=True)
+    go.set()
+    if with_table:
+        window = cluster.qbox_status(0)["window_seconds"]
+        deadline = time.time() + seconds
+        time.sleep(2 * window)  # let the first complete window be one with both clients running
+        while time.time() < deadline - window:
+            for osd in range(args.osds):
+                report = {c["name"]: c for c in cluster.qbox_status(osd)["clients"]}
+                rows.append((osd, {n: (report[n]["achieved"], report[n]["backlogged"])
+                                   for n in TARGETS}))
+            time.sleep(window)
     for w in workers:
         w.join()
+    return dict(results), rows
+
+
+def shares(cluster, args):
+    results, rows = run_clients(cluster, args, with_table=True)
     print("osd  " + "  ".join(f"{n} achieved/backlogged" for n in TARGETS))
     for osd, row in rows:
         print(f"{osd:3d}  " + "  ".join(f"{row[n][0]:8.3f} / {row[n][1]:4.2f}          "
@@ -186,6 +197,19 @@ def shares(cluster, args):
     if both:
         a, b = (sum(r[n][0] for r in both) for n in TARGETS)
         print(f"achieved ratio client.b/client.a {b / a:.2f} (targets 2.00)")
+    a, b = (results[n] for n in TARGETS)
+    print(f"qbox              IOPS client.a {a:6.0f}  client.b {b:6.0f}  ratio b/a {b / a:.2f}",
+          flush=True)
+
+
+def stock_shares(cluster, args):
+    """The same two clients under Ceph's own schedulers, which know no per-client targets."""
+    for scheduler in ("wpq", "mclock_scheduler"):
+        cluster.restart_osds(scheduler)
+        results, _ = run_clients(cluster, args, with_table=False)
+        a, b = (results[n] for n in TARGETS)
+        print(f"{scheduler:17s} IOPS client.a {a:6.0f}  client.b {b:6.0f}  ratio b/a {b / a:.2f}",
+              flush=True)
 
 
 def main(argv):
@@ -198,6 +222,7 @@ def main(argv):
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--no-shares", action="store_true")
     parser.add_argument("--no-overhead", action="store_true")
+    parser.add_argument("--no-stock-shares", action="store_true")
     parser.add_argument("--share-op", choices=("read", "write"), default="read")
     parser.add_argument("--emulate-time-scale", metavar="X",
                         help="run the OSDs on start.sh's emulated SSD (drive B) slowed X times")
@@ -220,6 +245,8 @@ def main(argv):
             if current != "qbox":
                 cluster.restart_osds("qbox")
             shares(cluster, args)
+            if not args.no_stock_shares:
+                stock_shares(cluster, args)
     finally:
         cluster.stop()
 

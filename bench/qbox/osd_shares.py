@@ -1,0 +1,609 @@
+"""Per-client device-time shares inside real OSDs (libec_qbox.so), against stock wpq and
+mclock_scheduler, on one local cluster per device kind: thesis figs. 3.2 and 3.15 with librados
+clients of their own cephx names, and an OSD killed and restarted under client load.
+
+  python3 bench/qbox/osd_shares.py --plugin-dir <build>/erasure-code --device hdd|ssd|files
+                                   [--time-scale X] [--out DIR] [--recovery] [--port-base P]
+                                   [--dir DIR] [--seconds S]
+
+One run, on one cluster (2 BlueStore OSDs, a size-2 pool with min_size 1, the qbox mgr module
+enabled from this tree): the clients connect once and write their objects; each runs alone
+(its standalone IOPS, the black-box measure's denominator); then under QBox (targets set with
+`ceph qbox set` through the mgr), then stock wpq, then stock mclock_scheduler (only the OSDs are
+restarted between schedulers: same pool, same data, same client sessions), fig. 3.2 (three
+streams at 0.1, a random reader at 0.5) and fig. 3.15 (two sequential readers ramping 0.35 <->
+0.05 in steps, a random reader at 0.4). With --recovery, under QBox and then wpq: osd.1 is
+killed (SIGKILL) while fig. 3.2's clients run and a writer adds objects, and restarted; client
+IOPS and degraded objects are recorded per window while recovery proceeds at its utilization.
+
+Outputs in --out (default bench/qbox/results), prefix osd_<device>: per figure and scheduler the
+per-window CSV (IOPS, black-box share, estimator share), a summary CSV with every client's error
+and the goal check, PNG plots; <prefix>_recovery.csv/.png; <prefix>.conditions.txt. Prints the
+per-client error and pass/miss. The cluster is stopped at the end; its logs stay in --dir.
+"""
+import argparse
+import csv
+import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import rados
+
+import osd_share_eval as ev
+import osd_shares_report as report
+
+REPO = Path(__file__).resolve().parents[2]
+VSTART = REPO / "vstart-configs"
+MODELS = REPO / "src" / "devices" / "models"
+MGR_SOURCE = REPO / "src" / "mgr"
+KiB, MiB = 1024, 1024 * 1024
+
+# Device kinds: model file of start.sh --emulate-ssd and the time_scale that makes the emulated
+# device, not the 2 CPUs, the bottleneck (the run checks it: alone IOPS against plain files).
+DEVICES = {"hdd": ("hdd_7200.conf", 2.0), "ssd": ("intel510_drive_b.conf", 50.0), "files": (None, None)}
+OSDS = 2
+POOL = "qev"
+PGS = 16
+OBJECT_SIZE = 4 * MiB
+OBJECTS_PER_CLIENT = 6
+DEPTH = 16           # ops each client keeps in flight
+WINDOW = 2.0         # seconds; the library's accounting window
+WARMUP = 4.0         # seconds of each run left out of the errors
+ALONE_SECONDS = 10.0
+# name: (pattern, op, request size)
+CLIENTS = {
+    "client.qev-sr": ("seq", "read", 128 * KiB),
+    "client.qev-sr2": ("seq", "read", 128 * KiB),
+    "client.qev-sw": ("seq", "write", 1 * MiB),
+    "client.qev-rw": ("rand", "write", 4 * KiB),
+    "client.qev-rr": ("rand", "read", 4 * KiB),
+}
+# qev-sr2 runs the same pattern on objects of its own: its standalone IOPS are qev-sr's.
+ALONE_AS = {"client.qev-sr2": "client.qev-sr"}
+FIG_3_2 = {"client.qev-sr": 0.1, "client.qev-sw": 0.1, "client.qev-rw": 0.1, "client.qev-rr": 0.5}
+RAMP_STEPS = 6
+FIG_3_15 = {"client.qev-sr": (0.35, 0.05), "client.qev-sr2": (0.05, 0.35), "client.qev-rr": (0.4, 0.4)}
+BACKGROUND = {"recovery": 0.15, "best_effort": 0.05}
+SCHEDULERS = ("qbox", "wpq", "mclock_scheduler")
+# --recovery: seconds from the start of the load to the kill, to the restart, and the whole load.
+KILL_AT, RESTART_AT, RECOVERY_LOAD = 10.0, 25.0, 80.0
+RECOVERY_OBJECTS = 60  # 4 MiB objects the writer adds while osd.1 is down (at most)
+# Clients start in fresh interpreters: a child forked after this process made its own librados
+# handle inherits the random state its messenger nonce comes from, so every client had the same
+# address and the OSDs kept replacing one client's connection with another's (measured: ops
+# resent for ever, `handle_existing_connection ... stop` in the OSD log).
+SPAWN = multiprocessing.get_context("spawn")
+POLL_SECONDS = 0.002   # how often a client looks for its oldest op's completion
+STUCK_SECONDS = 10.0   # an op still in flight this long after its run ended is reported, not awaited
+
+
+def log(text):
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+# ---------------------------------------------------------------- clients (one process each)
+
+def client_main(conf, name, keyring, conn):
+    """A librados client with its own cephx name, driven by commands on `conn`."""
+    pattern, op, size = CLIENTS.get(name, ("seq", "write", OBJECT_SIZE))
+    handle = rados.Rados(conffile=conf, name=name, conf={"keyring": keyring})
+    handle.connect(timeout=120)
+    ioctx = handle.open_ioctx(POOL)
+    conn.send(("ready", handle.get_instance_id()))
+    payload = os.urandom(max(size, OBJECT_SIZE))
+    rng = random.Random(name)
+    cursor = [0, 0]
+    while True:
+        command = conn.recv()
+        if command[0] == "quit":
+            break
+        if command[0] == "prefill":
+            _run(ioctx, [("write_full", f"{name}-{i}", 0, OBJECT_SIZE) for i in range(OBJECTS_PER_CLIENT)],
+                 payload, 4, None)
+            conn.send(("done", []))
+        elif command[0] == "go":
+            start, seconds = command[1], command[2]
+
+            def ops():
+                while time.time() < start + seconds:
+                    if pattern == "seq":
+                        i, off = cursor
+                        cursor[1] = off + size if off + 2 * size <= OBJECT_SIZE else 0
+                        cursor[0] = i if cursor[1] else (i + 1) % OBJECTS_PER_CLIENT
+                    else:
+                        i, off = rng.randrange(OBJECTS_PER_CLIENT), rng.randrange(OBJECT_SIZE // size) * size
+                    yield (op, f"{name}-{i}", off, size)
+
+            while time.time() < start:
+                time.sleep(0.01)
+            times = []
+            errors, stuck = _run(ioctx, ops(), payload, DEPTH, times, start + seconds + STUCK_SECONDS)
+            conn.send(("done", [t - start for t in times], errors, stuck))
+        elif command[0] == "fill":  # the recovery run's writer: new objects until told to stop
+            start, seconds, count = command[1], command[2], command[3]
+            _run(ioctx, (("write_full", f"fill-{start:.0f}-{i}", 0, OBJECT_SIZE) for i in range(count)
+                         if time.time() < start + seconds), payload, 4, None)
+            conn.send(("done", []))
+    ioctx.close()
+    handle.shutdown()
+
+
+def _no_callback(*_):
+    """python-rados calls aio_read's callback unconditionally."""
+
+
+def _run(ioctx, ops, payload, depth, times, deadline=None):
+    """Issue `ops` with at most `depth` in flight; completion times go to `times` (when not None).
+    Returns (failed, stuck): ops that failed, and ops still in flight at `deadline` (then left).
+    Completions are found by polling the oldest and sweeping the rest, so a completion's time is
+    when the sweep saw it (a few ms late at most)."""
+    in_flight = []
+    errors = 0
+
+    def reap():
+        nonlocal in_flight, errors
+        while not in_flight[0].is_complete():
+            if deadline is not None and time.time() > deadline:
+                return False
+            time.sleep(POLL_SECONDS)
+        now = time.time()
+        still = []
+        for c in in_flight:
+            if c.is_complete():
+                if times is not None:
+                    times.append(now)
+                errors += c.get_return_value() < 0
+            else:
+                still.append(c)
+        in_flight = still
+        return True
+
+    for op, obj, off, size in ops:
+        while len(in_flight) >= depth:
+            if not reap():
+                return errors, len(in_flight)
+        if op == "read":
+            in_flight.append(ioctx.aio_read(obj, size, off, _no_callback))
+        elif op == "write":
+            in_flight.append(ioctx.aio_write(obj, payload[:size], off))
+        else:
+            in_flight.append(ioctx.aio_write_full(obj, payload[:size]))
+    while in_flight:
+        if not reap():
+            break
+    return errors, len(in_flight)
+
+
+# ---------------------------------------------------------------- the cluster
+
+class Cluster:
+    def __init__(self, args):
+        self.args = args
+        self.dir = Path(args.dir)
+        self.conf = str(self.dir / "ceph.conf")
+        self.env = dict(os.environ, CEPH_CONF=self.conf)
+        self.scheduler = None
+        self.admin = None
+
+    def start(self, scheduler, fresh=False):
+        cmd = [str(VSTART / "start.sh"), "--dir", str(self.dir), "--osds", str(OSDS),
+               "--port-base", str(self.args.port_base), "--plugin-dir", self.args.plugin_dir,
+               "--block-size", "2G", "--scheduler", scheduler, "--timeout", "300"]
+        model, _ = DEVICES[self.args.device]
+        if fresh:
+            cmd.append("--fresh")
+            if model:
+                cmd += [f"--emulate-ssd={MODELS / model}", "--emulate-time-scale", str(self.args.time_scale)]
+        subprocess.run(cmd, check=True, stdout=sys.stderr, timeout=600)
+        self.scheduler = scheduler
+
+    def stop_osd(self, osd, sig=signal.SIGTERM):
+        pid = int((self.dir / "run" / f"osd.{osd}.pid").read_text())
+        os.kill(pid, sig)
+        while Path(f"/proc/{pid}").exists():
+            time.sleep(0.2)
+
+    def restart_osds(self, scheduler):
+        for osd in range(OSDS):
+            self.stop_osd(osd)
+        self.start(scheduler)
+
+    def stop(self):
+        if self.admin:
+            self.admin.shutdown()
+        subprocess.run([str(VSTART / "stop.sh"), "--dir", str(self.dir)], stdout=sys.stderr, timeout=180)
+
+    def ceph(self, *args, timeout=120):
+        done = subprocess.run(["ceph", *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        if done.returncode:
+            raise RuntimeError(f"ceph {' '.join(args)}: {done.stderr.strip()}")
+        return done.stdout
+
+    def connect_admin(self):
+        self.admin = rados.Rados(conffile=self.conf)
+        self.admin.connect(timeout=120)
+
+    def mgr(self, **cmd):
+        ret, out, err = self.admin.mgr_command(json.dumps(cmd), b"", timeout=60)
+        if ret:
+            raise RuntimeError(f"{cmd}: {err}")
+        return out
+
+    def qbox_status(self, osd):
+        """The OSD's `qbox status`, or None (stock, down, or no answer within 5 s)."""
+        try:
+            ret, out, _ = self.admin.osd_command(osd, json.dumps({"prefix": "qbox status"}), b"", timeout=5)
+        except rados.Error:
+            return None
+        return json.loads(out) if ret == 0 else None
+
+    def enable_qbox_module(self):
+        """The qbox module from this source tree (as its cluster test does), pushing every second."""
+        modules = self.dir / "mgr-modules"
+        modules.mkdir(exist_ok=True)
+        for name in os.listdir("/usr/share/ceph/mgr"):
+            if name != "qbox" and not (modules / name).exists():
+                (modules / name).symlink_to(Path("/usr/share/ceph/mgr") / name)
+        if not (modules / "qbox").exists():
+            (modules / "qbox").symlink_to(MGR_SOURCE / "qbox")
+        self.ceph("config", "set", "mgr", "mgr_module_path", str(modules))
+        self.ceph("auth", "caps", "mgr.x", "mon", "allow profile mgr, allow command sessions",
+                  "osd", "allow *", "mds", "allow *")
+        pid = int((self.dir / "run" / "mgr.x.pid").read_text())
+        os.kill(pid, signal.SIGTERM)
+        while Path(f"/proc/{pid}").exists():
+            time.sleep(0.2)
+        subprocess.run(["ceph-mgr", "-c", self.conf, "-i", "x"], env=self.env, check=True)
+        wait_for("the mgr to offer the qbox module", lambda: "qbox" in self.ceph("mgr", "module", "ls"), 120)
+        self.ceph("mgr", "module", "enable", "qbox")
+        wait_for("mgr/qbox/push_seconds", lambda: subprocess.run(
+            ["ceph", "config", "set", "mgr", "mgr/qbox/push_seconds", "1"], env=self.env,
+            capture_output=True, timeout=60).returncode == 0, 120)
+
+
+def wait_for(what, predicate, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(1.0)
+    raise RuntimeError(f"timed out after {timeout} s waiting for {what}")
+
+
+# ---------------------------------------------------------------- the run
+
+class Run:
+    def __init__(self, args, cluster):
+        self.args = args
+        self.cluster = cluster
+        self.out = Path(args.out)
+        self.prefix = f"osd_{args.device}"
+        self.workers = {}
+        self.ids = {}
+        self.table = {}
+        self.background_set = False
+
+    def connect_clients(self):
+        for name in list(CLIENTS) + ["client.qev-fill"]:
+            keyring = self.cluster.dir / f"{name}.keyring"
+            keyring.write_text(self.cluster.ceph("auth", "get-or-create", name, "mon", "allow r",
+                                                 "osd", f"allow rwx pool={POOL}"))
+            parent, child = SPAWN.Pipe()
+            proc = SPAWN.Process(target=client_main, args=(self.cluster.conf, name, str(keyring), child),
+                                           daemon=True)
+            proc.start()
+            self.workers[name] = (proc, parent)
+        for name, (_, conn) in self.workers.items():
+            self.ids[name] = int(conn.recv()[1])
+        log("clients connected: " + ", ".join(f"{n} (global id {i})" for n, i in self.ids.items()))
+
+    def objecter(self, name):
+        """The first of the client's ops in flight as its objecter sees them (admin socket)."""
+        pid = self.workers[name][0].pid
+        sockets = list((self.cluster.dir / "run").glob(f"{name}.{pid}.*asok")) + list(
+            (self.cluster.dir / "run").glob(f"{name}.{pid}.asok"))
+        if not sockets:
+            return "no admin socket"
+        done = subprocess.run(["ceph", "--admin-daemon", str(sockets[0]), "objecter_requests"], capture_output=True,
+                              text=True, timeout=30)
+        return " ".join(done.stdout.split())[:400]
+
+    def quit(self):
+        for proc, conn in self.workers.values():
+            conn.send(("quit",))
+            proc.join(timeout=30)
+
+    def ask(self, names, command):
+        for n in names:
+            self.workers[n][1].send(command)
+        return {n: self.workers[n][1].recv() for n in names}
+
+    def set_table(self, table):
+        """Make the mgr's table `table` ({client: u}) plus BACKGROUND: lowered entries first, so
+        every step passes admission."""
+        if not self.background_set:
+            for cls, u in BACKGROUND.items():
+                self.cluster.mgr(prefix="qbox set-background", background_class=cls, utilization=str(u))
+            self.background_set = True
+        for name in [n for n in self.table if n not in table]:
+            self.cluster.mgr(prefix="qbox rm", client=name)
+            del self.table[name]
+        for name, u in sorted(table.items(), key=lambda kv: kv[1] - self.table.get(kv[0], 0)):
+            if abs(self.table.get(name, -1) - u) > 1e-9:
+                self.cluster.mgr(prefix="qbox set", client=name, utilization=f"{u:.4f}")
+                self.table[name] = u
+
+    def wait_table_in_osds(self):
+        def in_force():
+            for osd in range(OSDS):
+                status = self.cluster.qbox_status(osd)
+                if not status or status.get("state") != "active":
+                    return False
+                entries = {c["name"]: c for c in status["clients"]}
+                for name, u in self.table.items():
+                    e = entries.get(name)
+                    if not e or self.ids[name] not in e["owners"] or abs(e["target"] - u) > 1e-3:
+                        return False
+            return True
+        wait_for("every OSD to schedule by the mgr's table", in_force, 60)
+
+    def load(self, names, seconds, on_start=None, sampler=None):
+        """Run `names` together for `seconds`; returns ({client: completion times}, errors)."""
+        start = time.time() + 1.0
+        for n in names:
+            self.workers[n][1].send(("go", start, seconds))
+        threads = [threading.Thread(target=f, args=(start,), daemon=True) for f in (on_start, sampler) if f]
+        for t in threads:
+            t.start()
+        replies = {n: self.workers[n][1].recv() for n in names}
+        for t in threads:
+            t.join()
+        for n, r in replies.items():
+            if r[3]:
+                log(f"{n}: {r[3]} ops still in flight {STUCK_SECONDS:g} s after the run ended (left)")
+            if not r[1]:
+                log(f"{n}: no op completed in this run; its objecter: {self.objecter(n)}")
+        return {n: r[1] for n, r in replies.items()}, sum(r[2] for r in replies.values())
+
+    def sampler(self, seconds, samples):
+        """qbox status of every OSD once a window, as (t, osd, {entry: achieved})."""
+        def sample(start):
+            while time.time() < start + seconds:
+                time.sleep(WINDOW)
+                t = time.time() - start
+                for osd in range(OSDS):
+                    status = self.cluster.qbox_status(osd)
+                    if status and status.get("state") == "active":
+                        samples.append((t, osd, {c["name"]: c["achieved"] for c in status["clients"]},
+                                        {c["name"]: c["backlogged"] for c in status["clients"]},
+                                        status.get("costs")))
+        return sample
+
+    # ------------------------------------------------------------ alone and the figures
+
+    def alone(self):
+        iops = {}
+        for name in CLIENTS:
+            if name in ALONE_AS:
+                continue
+            times, errors = self.load([name], ALONE_SECONDS)
+            rows = ev.window_rows(times, WINDOW, ALONE_SECONDS, lambda t: {name: 1.0})
+            kept = [r for r in rows if float(r["time_s"]) > WINDOW]
+            iops[name] = sum(float(r["iops"]) for r in kept) / len(kept)
+            log(f"alone {name}: {iops[name]:.0f} IOPS ({errors} errors)")
+        for name, like in ALONE_AS.items():
+            iops[name] = iops[like]
+        return iops
+
+    def figure(self, fig, scheduler, alone):
+        if fig == "3.2":
+            names, seconds = list(FIG_3_2), self.args.seconds
+            steps = None
+
+            def targets_at(t):
+                return ev.normalized(FIG_3_2)
+        else:
+            names, seconds = list(FIG_3_15), RAMP_STEPS * self.args.seconds / 4
+            steps = {n: ev.ramp(a, b, RAMP_STEPS) for n, (a, b) in FIG_3_15.items()}
+            step_len = seconds / RAMP_STEPS
+
+            def targets_at(t):
+                k = min(int(t // step_len), RAMP_STEPS - 1)
+                return ev.normalized({n: s[k] for n, s in steps.items()})
+        if scheduler == "qbox":
+            self.set_table({n: (FIG_3_2[n] if steps is None else steps[n][0]) for n in names})
+            self.wait_table_in_osds()
+        samples = []
+
+        def ramp(start):
+            for k in range(1, RAMP_STEPS):
+                time.sleep(max(0.0, start + k * step_len - time.time()))
+                self.set_table({n: s[k] for n, s in steps.items()})
+
+        times, errors = self.load(names, seconds, on_start=ramp if steps and scheduler == "qbox" else None,
+                                  sampler=self.sampler(seconds, samples) if scheduler == "qbox" else None)
+        rows = ev.window_rows(times, WINDOW, seconds, targets_at)
+        stats, total = ev.share_errors(rows, alone, WARMUP)
+        est = ev.estimator_pairs([(t, a) for t, _, a, _, _ in samples], targets_at, WARMUP)
+        est_err = {n: ev.black_box.share_stats(p) for n, p in est.items()}
+        self.write_windows(f"fig{fig.replace('.', '_')}_{scheduler}", rows, alone, samples)
+        log(f"fig. {fig} {scheduler}: " + "; ".join(
+            f"{n} share {s.mean_share:.3f} err {s.mean_error:.3f}"
+            + (f" (estimator {est_err[n].mean_share:.3f})" if n in est_err else "")
+            for n, s in stats.items()) + f"; total {total:.2f}; {errors} errors")
+        return stats, total, est_err
+
+    def write_windows(self, name, rows, alone, samples):
+        """<prefix>_<name>.csv: per window and client, IOPS, black-box share and the estimator's
+        achieved share and backlogged fraction (mean over the OSDs that answered)."""
+        path = self.out / f"{self.prefix}_{name}.csv"
+        by_window = {}
+        for t, osd, achieved, backlogged, _ in samples:
+            k = int(t // WINDOW) + 1
+            for name, a in achieved.items():
+                by_window.setdefault((k * WINDOW, name), []).append((a, backlogged.get(name)))
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["time_s", "client", "target", "iops", "black_box_share", "qbox_achieved_mean_osds",
+                        "qbox_backlogged_mean_osds"])
+            for r in rows:
+                got = by_window.get((float(r["time_s"]), r["client"]), [])
+                a = [x for x, _ in got if x is not None]
+                b = [y for _, y in got if y is not None]
+                w.writerow([r["time_s"], r["client"], f"{float(r['target_util']):.4f}", r["iops"],
+                            f"{float(r['iops']) / alone[r['client']]:.4f}",
+                            f"{sum(a) / len(a):.4f}" if a else "", f"{sum(b) / len(b):.3f}" if b else ""])
+
+    # ------------------------------------------------------------ recovery
+
+    def recovery(self, scheduler, alone):
+        names = list(FIG_3_2)
+        if scheduler == "qbox":
+            self.set_table(dict(FIG_3_2))
+            self.wait_table_in_osds()
+        degraded = []
+        samples = []
+
+        def events(start):
+            time.sleep(max(0.0, start + KILL_AT - time.time()))
+            log(f"recovery {scheduler}: SIGKILL osd.1")
+            self.cluster.stop_osd(1, signal.SIGKILL)
+            self.workers["client.qev-fill"][1].send(("fill", time.time(), RESTART_AT - KILL_AT - 2,
+                                                     RECOVERY_OBJECTS))
+            self.workers["client.qev-fill"][1].recv()
+            time.sleep(max(0.0, start + RESTART_AT - time.time()))
+            log(f"recovery {scheduler}: restarting osd.1")
+            subprocess.run([str(VSTART / "start.sh"), "--dir", str(self.cluster.dir), "--scheduler", scheduler,
+                            "--plugin-dir", self.args.plugin_dir, "--no-wait"], check=True, stdout=sys.stderr,
+                           timeout=300)
+
+        def pg_stat(start):
+            while time.time() < start + RECOVERY_LOAD:
+                ret, out, _ = self.cluster.admin.mon_command(json.dumps({"prefix": "pg stat", "format": "json"}),
+                                                             b"", timeout=20)
+                if ret == 0:
+                    stat = json.loads(out)
+                    stat = stat.get("pg_summary", stat)
+                    degraded.append((time.time() - start, stat.get("degraded_objects", 0),
+                                     stat.get("misplaced_objects", 0)))
+                time.sleep(WINDOW)
+
+        def both(start):
+            watcher = threading.Thread(target=pg_stat, args=(start,), daemon=True)
+            watcher.start()
+            events(start)
+            watcher.join()
+
+        times, errors = self.load(names, RECOVERY_LOAD, on_start=both,
+                                  sampler=self.sampler(RECOVERY_LOAD, samples) if scheduler == "qbox" else None)
+        targets = ev.normalized(FIG_3_2)
+        rows = ev.window_rows(times, WINDOW, RECOVERY_LOAD, lambda t: targets)
+        clean_at = next((t for t, d, _ in degraded if t > RESTART_AT + 5 and d == 0), None)
+        phases = {"before": (WARMUP, KILL_AT), "down": (KILL_AT + WINDOW, RESTART_AT),
+                  "recovering": (RESTART_AT + WINDOW, clean_at or RECOVERY_LOAD)}
+        means = ev.phase_means(rows, phases)
+        self.write_windows(f"recovery_{scheduler}", rows, alone, samples)
+        with open(self.out / f"{self.prefix}_recovery_{scheduler}_degraded.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["time_s", "degraded_objects", "misplaced_objects"])
+            w.writerows((f"{t:.1f}", d, m) for t, d, m in degraded)
+        peak = max((d for _, d, _ in degraded), default=0)
+        log(f"recovery {scheduler}: peak {peak} degraded objects, clean "
+            + (f"{clean_at - RESTART_AT:.0f} s after the restart" if clean_at else f"not within {RECOVERY_LOAD} s")
+            + f"; {errors} client errors")
+        shares = {p: {n: m[n] / alone[n] for n in m} for p, m in means.items()}
+        start, end = phases["recovering"]
+        est = [a["background_recovery"] for t, _, a, _, _ in samples
+               if start < t <= end and a.get("background_recovery") is not None]
+        recovery_est = sum(est) / len(est) if est else None
+        if recovery_est is not None:
+            log(f"  background_recovery: target {BACKGROUND['recovery']}, QBox's estimate of its share while "
+                f"recovering {recovery_est:.3f} (mean over {len(est)} OSD-windows)")
+        for n in names:
+            log(f"  {n}: target {targets[n]:.3f}, black-box share before {shares['before'].get(n, 0):.3f} "
+                f"down {shares['down'].get(n, 0):.3f} recovering {shares['recovering'].get(n, 0):.3f}")
+        # While recovery has ops queued, it takes its utilization too: the clients are owed less.
+        busy = sum(FIG_3_2.values()) + BACKGROUND["recovery"]
+        return {"shares": shares, "targets": targets, "peak": peak, "recovery_estimated": recovery_est,
+                "targets_recovering": {n: u / busy for n, u in FIG_3_2.items()},
+                "clean_after": (clean_at - RESTART_AT) if clean_at else None}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plugin-dir", required=True, help="<build>/erasure-code with libec_qbox.so")
+    parser.add_argument("--device", choices=sorted(DEVICES), required=True)
+    parser.add_argument("--time-scale", type=float, help="the emulated device's time_scale (default per device)")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    parser.add_argument("--dir", help="cluster directory (default /tmp/erails-qbox-osd-shares-<device>)")
+    parser.add_argument("--port-base", type=int, default=20600)
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of fig. 3.2's runs")
+    parser.add_argument("--recovery", action="store_true", help="also the OSD kill/restart under load")
+    parser.add_argument("--figures", default="3.2,3.15", help="comma-separated, of 3.2 and 3.15")
+    parser.add_argument("--schedulers", default=",".join(SCHEDULERS))
+    args = parser.parse_args(argv)
+    if not (Path(args.plugin_dir) / "libec_qbox.so").exists():
+        parser.error(f"--plugin-dir: no libec_qbox.so in '{args.plugin_dir}'")
+    figures = [f for f in args.figures.split(",") if f]
+    for f in figures:
+        if f not in ("3.2", "3.15"):
+            parser.error(f"--figures: '{f}' is not one of 3.2, 3.15")
+    schedulers = [s for s in args.schedulers.split(",") if s]
+    if not schedulers or schedulers[0] != "qbox" or any(s not in SCHEDULERS for s in schedulers):
+        parser.error(f"--schedulers: '{args.schedulers}' must start with qbox and name only {', '.join(SCHEDULERS)}")
+    model, scale = DEVICES[args.device]
+    if args.time_scale is None:
+        args.time_scale = scale
+    elif not model:
+        parser.error("--time-scale: the 'files' device is not emulated")
+    elif args.time_scale <= 0:
+        parser.error(f"--time-scale: got {args.time_scale}; expected a number > 0")
+    args.dir = args.dir or f"/tmp/erails-qbox-osd-shares-{args.device}"
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    device = f"emulated {model} time_scale {args.time_scale:g}" if model else "plain files"
+    conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {OSDS} OSDs, BlueStore on {device}; "
+                  f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
+    log(conditions[0])
+    cluster = Cluster(args)
+    run = Run(args, cluster)
+    results = {}
+    try:
+        cluster.start("qbox", fresh=True)
+        cluster.ceph("osd", "pool", "create", POOL, str(PGS), str(PGS))
+        cluster.ceph("osd", "pool", "set", POOL, "size", "2")
+        cluster.ceph("osd", "pool", "set", POOL, "min_size", "1")
+        cluster.ceph("osd", "pool", "application", "enable", POOL, "rados")
+        cluster.connect_admin()
+        cluster.enable_qbox_module()
+        run.connect_clients()
+        run.ask(list(CLIENTS), ("prefill",))
+        log("objects written")
+        alone = run.alone()
+        results["alone"] = alone
+        for scheduler in schedulers:
+            if scheduler != cluster.scheduler:
+                cluster.restart_osds(scheduler)
+            conditions.append(f"{time.strftime('%H:%M:%S UTC', time.gmtime())} {scheduler}: load average "
+                              f"{os.getloadavg()[0]:.1f}")
+            for fig in figures:
+                results[(fig, scheduler)] = run.figure(fig, scheduler, alone)
+            if args.recovery and scheduler in ("qbox", "wpq"):
+                results[("recovery", scheduler)] = run.recovery(scheduler, alone)
+        run.quit()
+    finally:
+        cluster.stop()
+    conditions.append(f"{time.strftime('%H:%M:%S UTC', time.gmtime())} end: load average {os.getloadavg()[0]:.1f}")
+    (Path(args.out) / f"{run.prefix}.conditions.txt").write_text("\n".join(conditions) + "\n")
+    report.write(Path(args.out), run.prefix, device, results, figures, schedulers, WARMUP, (KILL_AT, RESTART_AT))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

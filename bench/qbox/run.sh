@@ -4,8 +4,11 @@
 #   overhead   enqueue + dequeue cost per request, QBox and mClock (queue_overhead.csv, seconds)
 #   file       the same figures on this machine's disk (file.sh, about 11 minutes)
 #   rados      the same figures on a RADOS pool of a cluster of its own (rados.sh, about 11 minutes)
+#   osd        QBox inside the OSDs against wpq and mclock_scheduler, figs. 3.2/3.15 and an OSD
+#              restart, on an emulated HDD, an emulated SSD and plain files (osd_shares.py, about
+#              25 minutes; needs the build's libec_qbox.so and device emulator)
 #   all        every part, in this order
-# usage: bench/qbox/run.sh [simulated|overhead|file|rados|all] [--build DIR] [--out DIR]
+# usage: bench/qbox/run.sh [simulated|overhead|file|rados|osd|all] [--build DIR] [--out DIR]
 #   --build  the build tree with qbox-bench and qbox-queue-overhead (default $ERAILS_BUILD or
 #            <repo>/build); simulated needs -DERAILS_WITH_SIM=ON and rados -DERAILS_WITH_CEPH=ON
 #   --out    default bench/qbox/results
@@ -18,10 +21,10 @@ out=$here/results
 part=simulated
 while (($#)); do
     case $1 in
-        simulated|overhead|file|rados|all) part=$1; shift ;;
+        simulated|overhead|file|rados|osd|all) part=$1; shift ;;
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -32,15 +35,34 @@ overhead() {
     "$build/tools/qbox_bench/qbox-queue-overhead" > "$out/queue_overhead.csv"
 }
 
+# One cluster per device kind, one after the other (ports 20600-20899); each run's printout,
+# with its per-client errors and verdicts, is kept next to its CSVs.
+osd() {
+    mkdir -p "$out"
+    local device
+    for device in hdd ssd files; do
+        local extra=()
+        case $device in
+            hdd) extra=(--recovery --port-base 20600) ;;
+            ssd) extra=(--port-base 20700) ;;
+            files) extra=(--figures 3.2 --port-base 20800) ;;
+        esac
+        /usr/bin/python3 "$here/osd_shares.py" --plugin-dir "$build/erasure-code" --device "$device" \
+            --out "$out" "${extra[@]}" | tee "$out/osd_$device.txt"
+    done
+}
+
 case $part in
     simulated) "$here/reproduce.sh" "$build" "$out" ;;
     overhead) overhead ;;
     file) "$here/file.sh" "$build" "$out" ;;
     rados) "$here/rados.sh" "$build" "$out" ;;
+    osd) osd ;;
     all)
         "$here/reproduce.sh" "$build" "$out"
         overhead
         "$here/file.sh" "$build" "$out"
         "$here/rados.sh" "$build" "$out"
+        osd
         ;;
 esac

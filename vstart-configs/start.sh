@@ -388,7 +388,8 @@ if ((creating)); then
     mkdir -p "$CLUSTER_DIR/mgr.x"
     keyring_entry client.admin mon 'allow *' osd 'allow *' mds 'allow *' mgr 'allow *' \
         >"$CLUSTER_DIR/keyring"
-    keyring_entry mgr.x mon 'allow profile mgr' osd 'allow *' mds 'allow *' \
+    # 'sessions' lets the qbox module map cephx names to the global ids OSDs see (doc/qbox.rst).
+    keyring_entry mgr.x mon 'allow profile mgr, allow command sessions' osd 'allow *' mds 'allow *' \
         >"$CLUSTER_DIR/mgr.x/keyring"
     for ((i = 0; i < osds; i++)); do
         mkdir -p "$CLUSTER_DIR/osd.$i"

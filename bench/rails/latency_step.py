@@ -15,8 +15,8 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from latency_client import run_reads, run_writes
-from phase_accounting import sample_times
-from read_latency import (LOADS, SimLoad, goals, per_second_rows, read_rate, sim_config, sim_summary_row,
+from phase_accounting import PHASES, sample_times
+from read_latency import (LOADS, MODEL_COUNTERS, SimLoad, goals, per_second_rows, read_rate, sim_config, sim_summary_row,
                           split_by_phase, summarize_reads, throughput_mb_s, write_rates)
 
 READ_SIZE = 4096
@@ -248,19 +248,19 @@ class LatencyStep:
     def report_model(self, shape: PoolShape, load: str, samples) -> Tuple[int, str]:
         """Files and prints each OSD's model counters by phase; returns all OSDs' GC events and
         seconds blocked."""
-        totals = {"gc_events": {"read": 0.0, "write": 0.0}, "blocked_seconds": {"read": 0.0, "write": 0.0}}
+        totals = {counter: {phase: 0.0 for phase in PHASES} for counter in MODEL_COUNTERS}
         for osd, osd_samples in sorted(samples.items()):
             split = split_by_phase(osd_samples, self.run.schedule, self.run.color_of[osd])
             for counter in totals:
-                for phase in ("read", "write"):
+                for phase in PHASES:
                     totals[counter][phase] += split[counter][phase]
             self.model_rows.append((shape.label, load, osd, self.run.color_of[osd],
-                                    int(split["gc_events"]["read"]), int(split["gc_events"]["write"]),
-                                    f"{split['blocked_seconds']['read']:.3f}", f"{split['blocked_seconds']['write']:.3f}",
+                                    *(int(split["gc_events"][phase]) for phase in PHASES),
+                                    *(f"{split['blocked_seconds'][phase]:.3f}" for phase in PHASES),
                                     self.scale_label()))
-        self.run.say(f"latency, {shape.label}, {load}: device model, all OSDs: GC events in read phase (guard "
-                     f"included) {int(totals['gc_events']['read'])}, in write phase {int(totals['gc_events']['write'])}; "
-                     f"seconds blocked {totals['blocked_seconds']['read']:.2f} / {totals['blocked_seconds']['write']:.2f}")
+        self.run.say(f"latency, {shape.label}, {load}: device model, all OSDs, read / guard / write phase: GC events "
+                     + " / ".join(str(int(totals["gc_events"][phase])) for phase in PHASES) + "; seconds blocked "
+                     + " / ".join(f"{totals['blocked_seconds'][phase]:.2f}" for phase in PHASES))
         return (int(sum(totals["gc_events"].values())), f"{sum(totals['blocked_seconds'].values()):.2f}")
 
     def simulate(self, shape: PoolShape, params: dict, loads: Dict[str, dict]) -> None:
@@ -314,8 +314,8 @@ class LatencyStep:
         out = self.args.out
         tables = (("latency_summary.csv", "source,pool,load,reads,failed_reads,p50_ms,p99_ms,p99.9_ms,max_ms,"
                    "writer_mb_s,writes,gc_events,gc_blocked_seconds,time_scale,load_average", self.summary_rows),
-                  ("latency_model.csv", "pool,load,osd,color,gc_events_read_phase,gc_events_write_phase,"
-                   "blocked_seconds_read_phase,blocked_seconds_write_phase,time_scale", self.model_rows),
+                  ("latency_model.csv", "pool,load,osd,color," + ",".join(f"gc_events_{phase}" for phase in PHASES) + ","
+                   + ",".join(f"blocked_seconds_{phase}" for phase in PHASES) + ",time_scale", self.model_rows),
                   ("latency_timeline.csv", "pool,load,second,reads,p50_ms,p99_ms,max_ms", self.timeline_rows),
                   ("latency_phases.csv", "pool,load,start_second,end_second",
                    [(p, l, f"{a:.2f}", f"{b:.2f}") for p, l, a, b in self.shading]))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from latency_client import Op, percentile
-from phase_accounting import Reading, attribute
+from phase_accounting import PHASES, Reading, attribute
 
 # The three phases of each pool, in the order they run.
 LOADS = ("read-only", "rails off", "rails on")
@@ -95,14 +95,14 @@ def model_readings(samples: Sequence[Tuple[float, Optional[dict]]], counter: str
 
 def split_by_phase(samples: Sequence[Tuple[float, Optional[dict]]], schedule, color: int,
                    ) -> Dict[str, Dict[str, float]]:
-    """{counter: {"read": x, "write": y}} of one OSD over the samples: the growth of each model
-    counter between samples goes to the phase at the interval's midpoint, the guard counted with
-    the read phase (the color has stopped applying writes by then)."""
+    """{counter: {"read": x, "guard": y, "write": z}} of one OSD over the samples: the growth of
+    each model counter between samples goes to the phase at the interval's midpoint. The guard is
+    apart: the color has stopped applying writes but is not read yet, so GC there delays no read."""
     split = {}
     for counter, unit in MODEL_COUNTERS.items():
         readings = model_readings(samples, counter)
         per_phase, _ = attribute(readings, schedule, color, readings[0].t if readings else 0.0)
-        split[counter] = {"read": (per_phase["read"] + per_phase["guard"]) / unit, "write": per_phase["write"] / unit}
+        split[counter] = {phase: per_phase[phase] / unit for phase in PHASES}
     return split
 
 

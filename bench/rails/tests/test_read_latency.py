@@ -59,21 +59,23 @@ def test_a_goal_on_missing_numbers_is_missed_either_way():
     assert not Goal("x", math.nan, 1.5, True).met
 
 
-def test_model_counters_split_by_phase_with_the_guard_in_the_read_phase():
+def test_model_counters_split_by_phase_with_the_guard_apart():
     # Color 2: write phase until 9, guard 9..10, read phase 10..30.
     samples = [(0.0, {"gc_events": 0, "blocked_seconds": 0.0}),
                (9.0, {"gc_events": 5, "blocked_seconds": 0.25}),
-               (10.0, None),  # not written yet: skipped
-               (12.0, {"gc_events": 7, "blocked_seconds": 0.3})]
+               (10.0, {"gc_events": 6, "blocked_seconds": 0.3}),
+               (11.0, None),  # not written yet: skipped
+               (12.0, {"gc_events": 8, "blocked_seconds": 0.35})]
     split = split_by_phase(samples, SCHEDULE, 2)
-    assert split["gc_events"] == {"write": 5, "read": 2}
+    assert split["gc_events"] == {"write": 5, "guard": 1, "read": 2}
     assert split["blocked_seconds"]["write"] == pytest.approx(0.25)
+    assert split["blocked_seconds"]["guard"] == pytest.approx(0.05)
     assert split["blocked_seconds"]["read"] == pytest.approx(0.05)
 
 
 def test_split_of_no_samples_is_zero():
     split = split_by_phase([], SCHEDULE, 0)
-    assert split == {"gc_events": {"read": 0, "write": 0}, "blocked_seconds": {"read": 0, "write": 0}}
+    assert split == {counter: {"read": 0, "guard": 0, "write": 0} for counter in ("gc_events", "blocked_seconds")}
 
 
 def test_per_second_rows_group_successful_reads_by_start_second():

@@ -40,7 +40,11 @@ AccountId ShareSnapshot::account_of(OpClass op_class, std::uint64_t owner) const
 }
 
 OsdShares::OsdShares(OsdSharesConfig config, Seconds now)
-    : config_(config), estimator_(config.estimator, now), window_start_(now), last_now_(now) {
+    : config_(config),
+      estimator_(config.estimator, now),
+      busy_since_(now),
+      window_start_(now),
+      last_now_(now) {
   accounts_.resize(3);
   accounts_[kRecoveryAccount].name = "background_recovery";
   accounts_[kRecoveryAccount].op_class = "background_recovery";
@@ -125,6 +129,11 @@ Seconds OsdShares::on_enqueue(AccountId account, RequestClass request_class, boo
     Account& a = accounts_[account];
     if (a.queued++ == 0) a.backlog_since = now;
   }
+  // The estimator's busy time starts here, not at dispatch: see the class comment. A requeued op
+  // counts again: the thread that took it reports a completion for it when it comes back.
+  accumulate_busy(now);
+  ++queued_;
+  estimator_.on_dispatch(now);
   if (requeued) return 0;
   return estimator_.cost(request_class).value_or(config_.default_cost);
 }
@@ -133,8 +142,9 @@ void OsdShares::on_dispatch(AccountId account, Seconds cost, Seconds now) {
   std::lock_guard<std::mutex> lock(mutex_);
   now = clock(now);
   advance(now);
-  estimator_.on_dispatch(now);
+  accumulate_busy(now);
   ++in_flight_;
+  if (queued_ > 0) --queued_;
   if (account == kNoAccount || account >= accounts_.size()) return;
   Account& a = accounts_[account];
   a.charged += cost;
@@ -147,8 +157,16 @@ void OsdShares::on_completion(RequestClass request_class, Seconds now) {
   now = clock(now);
   advance(now);
   if (in_flight_ == 0) return;
+  accumulate_busy(now);
   --in_flight_;
   estimator_.on_completion(request_class, now);
+}
+
+void OsdShares::accumulate_busy(Seconds now) {
+  if (now <= busy_since_) return;
+  if (in_flight_ > 0) busy_running_ += now - busy_since_;
+  if (queued_ + in_flight_ > 0) busy_outstanding_ += now - busy_since_;
+  busy_since_ = now;
 }
 
 void OsdShares::advance(Seconds now) {
@@ -165,6 +183,11 @@ void OsdShares::advance(Seconds now) {
 }
 
 void OsdShares::close_window(Seconds end) {
+  accumulate_busy(end);
+  last_busy_running_ = std::min(1.0, busy_running_ / config_.window);
+  last_busy_outstanding_ = std::min(1.0, busy_outstanding_ / config_.window);
+  busy_running_ = 0;
+  busy_outstanding_ = 0;
   for (auto& a : accounts_) {
     if (a.queued > 0) {
       a.backlogged += end - std::max(a.backlog_since, end - config_.window);
@@ -189,7 +212,11 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
                     ",\"build_id\":" + json_string(header.build_id) +
                     ",\"table_epoch\":" + std::to_string(epoch_) +
                     ",\"window_seconds\":" + real(config_.window) +
-                    ",\"shards\":" + std::to_string(header.shards) + ",\"costs\":{";
+                    ",\"shards\":" + std::to_string(header.shards) + ",\"busy\":";
+  out += window_complete_ ? "{\"running\":" + real(last_busy_running_) +
+                                ",\"outstanding\":" + real(last_busy_outstanding_) + "}"
+                          : std::string("null");
+  out += ",\"costs\":{";
   for (std::size_t i = 0; i < 4; ++i) {
     const auto cost = estimator_.cost(kClasses[i]);
     out += std::string(i ? "," : "") + "\"" + kClassKeys[i] +

@@ -12,6 +12,10 @@
 // estimate, charged when an op is dispatched) / the window's length; backlogged = the fraction of
 // that window in which the account had ops queued in any shard.
 //
+// Busy time for the estimator runs from an op's enqueue to its completion (while any op is queued
+// in any shard or running), not from its dispatch: doc/dev/qbox-in-osd.md, "Costs", says why and
+// what it does not fix. Both fractions are reported per window (`busy`).
+//
 // Thread-safe: shards call from their own threads; one mutex guards everything but generation().
 
 #include <atomic>
@@ -115,6 +119,7 @@ class OsdShares {
   };
 
   AccountId account_for(const std::string& name);
+  void accumulate_busy(Seconds now);
   void advance(Seconds now);
   void close_window(Seconds end);
   Seconds clock(Seconds now);
@@ -128,7 +133,13 @@ class OsdShares {
   std::vector<AccountId> order_;  // status order: table clients, then the fixed accounts
   std::unordered_map<std::string, AccountId> by_name_;
   CostEstimator estimator_;
-  std::size_t in_flight_ = 0;
+  std::size_t in_flight_ = 0;    // dispatched, not completed
+  std::size_t queued_ = 0;       // in any shard's queue
+  Seconds busy_running_ = 0;     // in the current window: in_flight_ > 0
+  Seconds busy_outstanding_ = 0;  // queued_ + in_flight_ > 0
+  Seconds busy_since_;
+  double last_busy_running_ = 0;  // of the last complete window, as fractions of it
+  double last_busy_outstanding_ = 0;
   Seconds window_start_;
   bool window_complete_ = false;
   Seconds last_now_;

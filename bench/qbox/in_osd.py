@@ -3,21 +3,26 @@ whether two clients get the shares they were given.
 
   python3 bench/qbox/in_osd.py --plugin-dir <build>/erasure-code [--osds 2] [--seconds 10]
                                [--rounds 2] [--dir DIR] [--port-base 20150] [--no-shares]
-                               [--no-overhead] [--no-stock-shares] [--share-op read|write] [--depth N]
-                               [--emulate-time-scale X]
+                               [--no-overhead] [--no-stock-shares] [--share-op read|write|mixed]
+                               [--depth N] [--emulate-time-scale X] [--bluestore-throttle BYTES]
 
 1. Overhead: rados bench 4 KiB writes then 4 KiB random reads (16 in flight), with the OSDs'
    stock wpq and with QBox, alternating `--rounds` times on the same cluster (only the OSDs are
    restarted between schedulers); prints the IOPS of each run and the QBox/wpq ratio of the means.
 2. Shares: two librados clients (one process each, 4 KiB random reads of objects each wrote first,
-   --depth (32) in flight each; `--share-op write` for 4 KiB writes instead) given 0.3 and 0.6
-   of each OSD's device time (`qbox set` with their global ids); prints, per OSD and accounting
-   window, each client's achieved share and backlogged fraction from `qbox status`, their means
+   --depth (32) in flight each; `--share-op write` for 4 KiB writes instead, `mixed` for client.a
+   reading and client.b writing) given 0.3 and 0.6 of each OSD's device time (`qbox set` with
+   their global ids); prints, per OSD and accounting window, each client's achieved share and
+   backlogged fraction from `qbox status`, the OSD's busy fractions (an op running / an op queued
+   or running) and its estimated read and write costs, the clients' means
    over windows where both were backlogged, and each client's IOPS; then the same two clients
    under stock wpq and mclock_scheduler (no per-client targets there), their IOPS and ratio.
 With --emulate-time-scale the OSDs' data devices are start.sh's emulated SSD (drive B of the
 thesis, every modeled time multiplied by X), so the device rather than the CPU can be the
-bottleneck. The cluster is stopped at the end; its logs stay in --dir.
+bottleneck. --bluestore-throttle sets BlueStore's throttles (bluestore_throttle_bytes and
+bluestore_throttle_deferred_bytes) on every OSD for the whole run, so that writes wait in the
+scheduler's queues rather than inside BlueStore (doc/dev/qbox-in-osd.md, "Costs"). The cluster
+is stopped at the end; its logs stay in --dir.
 """
 import argparse
 import json
@@ -109,6 +114,12 @@ def overhead(cluster, args):
     return current
 
 
+def op_of(share_op, name):
+    if share_op == "mixed":
+        return "read" if name == "client.a" else "write"
+    return share_op
+
+
 def client(conf, name, op, depth, ids, go, seconds, results):
     handle = rados.Rados(conffile=conf)
     handle.connect(timeout=60)
@@ -150,8 +161,8 @@ def run_clients(cluster, args, with_table):
     go = manager.Event()
     conf = str(cluster.dir / "ceph.conf")
     seconds = max(args.seconds * 3, 30)
-    workers = [multiprocessing.Process(target=client, args=(conf, n, args.share_op, args.depth,
-                                                            ids, go, seconds, results))
+    workers = [multiprocessing.Process(target=client, args=(conf, n, op_of(args.share_op, n),
+                                                            args.depth, ids, go, seconds, results))
                for n in TARGETS]
     for w in workers:
         w.start()
@@ -173,21 +184,33 @@ def run_clients(cluster, args, with_table):
         time.sleep(2 * window)  # let the first complete window be one with both clients running
         while time.time() < deadline - window:
             for osd in range(args.osds):
-                report = {c["name"]: c for c in cluster.qbox_status(osd)["clients"]}
-                rows.append((osd, {n: (report[n]["achieved"], report[n]["backlogged"])
-                                   for n in TARGETS}))
+                status = cluster.qbox_status(osd)
+                report = {c["name"]: c for c in status["clients"]}
+                row = {n: (report[n]["achieved"], report[n]["backlogged"]) for n in TARGETS}
+                row["busy"] = status.get("busy") or {}
+                row["costs"] = status["costs"]
+                rows.append((osd, row))
             time.sleep(window)
     for w in workers:
         w.join()
     return dict(results), rows
 
 
+def number(value, scale=1):
+    """A status figure that is null until the OSD has one (older libraries have no `busy`)."""
+    return "  -  " if value is None else f"{value * scale:5.2f}"
+
+
 def shares(cluster, args):
     results, rows = run_clients(cluster, args, with_table=True)
-    print("osd  " + "  ".join(f"{n} achieved/backlogged" for n in TARGETS))
+    print("osd  " + "  ".join(f"{n} achieved/backlogged" for n in TARGETS)
+          + "  busy running/outstanding  cost ms read/write")
     for osd, row in rows:
         print(f"{osd:3d}  " + "  ".join(f"{row[n][0]:8.3f} / {row[n][1]:4.2f}          "
-                                         for n in TARGETS))
+                                         for n in TARGETS)
+              + f"  {number(row['busy'].get('running'))} / {number(row['busy'].get('outstanding'))}"
+              + f"           {number(row['costs']['rand_read'], 1000)} / "
+                f"{number(row['costs']['rand_write'], 1000)}")
     both = [row for _, row in rows if all(row[n][1] is not None and row[n][1] > 0.5
                                           for n in TARGETS)]
     for n, target in TARGETS.items():
@@ -223,20 +246,30 @@ def main(argv):
     parser.add_argument("--no-shares", action="store_true")
     parser.add_argument("--no-overhead", action="store_true")
     parser.add_argument("--no-stock-shares", action="store_true")
-    parser.add_argument("--share-op", choices=("read", "write"), default="read")
+    parser.add_argument("--share-op", choices=("read", "write", "mixed"), default="read")
     parser.add_argument("--emulate-time-scale", metavar="X",
                         help="run the OSDs on start.sh's emulated SSD (drive B) slowed X times")
     parser.add_argument("--depth", type=int, default=32, help="ops each client keeps in flight")
+    parser.add_argument("--bluestore-throttle", type=int, metavar="BYTES",
+                        help="bluestore_throttle_bytes and _deferred_bytes of every OSD")
     args = parser.parse_args(argv)
+    if args.bluestore_throttle is not None and args.bluestore_throttle < 1:
+        parser.error(f"--bluestore-throttle: got {args.bluestore_throttle}; expected bytes >= 1")
     if not (Path(args.plugin_dir) / "libec_qbox.so").exists():
         parser.error(f"--plugin-dir: no libec_qbox.so in '{args.plugin_dir}'")
     cluster = Cluster(args)
     device = (f"the emulated SSD x{args.emulate_time_scale}" if args.emulate_time_scale
               else "sparse files")
+    throttle = (f", bluestore throttles {args.bluestore_throttle} bytes"
+                if args.bluestore_throttle else "")
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {args.osds} OSDs, BlueStore on "
-          f"{device}, load {os.getloadavg()[0]:.1f}", flush=True)
+          f"{device}{throttle}, share op {args.share_op}, load {os.getloadavg()[0]:.1f}", flush=True)
     cluster.start("wpq", fresh=True)
     try:
+        if args.bluestore_throttle:
+            for option in ("bluestore_throttle_bytes", "bluestore_throttle_deferred_bytes"):
+                cluster.ceph("config", "set", "osd", option, str(args.bluestore_throttle))
+            cluster.restart_osds("wpq")
         cluster.ceph("osd", "pool", "create", POOL, "32", "32")
         cluster.ceph("osd", "pool", "set", POOL, "size", str(min(2, args.osds)))
         cluster.ceph("osd", "pool", "application", "enable", POOL, "rados")

@@ -44,8 +44,16 @@ struct WorkItem {
 };
 static_assert(sizeof(WorkItem) == 48, "WorkItem is 48 bytes in 16.2.15");
 
-// Opaque: we never call the Formatter.
+// Opaque: written to only through the two exported functions below.
 struct Formatter;
+
+// encode_json(const char* name, unsigned long value, ceph::Formatter*) and its const char* value
+// twin, exported by libceph-common (loaded by ceph-osd): each writes one named field with the
+// formatter's own dump_unsigned/dump_string, so `dump` need not know the Formatter's vtable.
+inline constexpr const char* kEncodeJsonUnsignedSymbol = "_Z11encode_jsonPKcmPN4ceph9FormatterE";
+inline constexpr const char* kEncodeJsonStringSymbol = "_Z11encode_jsonPKcS0_PN4ceph9FormatterE";
+using EncodeJsonUnsigned = void (*)(const char* name, unsigned long value, Formatter* formatter);
+using EncodeJsonString = void (*)(const char* name, const char* value, Formatter* formatter);
 
 // The scheduler's vtable, slot for slot: +0x00 enqueue, +0x08 enqueue_front, +0x10 empty,
 // +0x18 dequeue, +0x20 dump, +0x28 print, +0x30 update_configuration, +0x38/+0x40 destructors.

@@ -68,6 +68,7 @@ class ShardQueue {
   }
 
   std::size_t size() const { return immediate_.size() + qbox_.size(); }
+  std::size_t immediate_size() const { return immediate_.size(); }
 
  private:
   struct Queued {

@@ -1,5 +1,7 @@
 #include "qbox_osd/osd_scheduler.h"
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -114,7 +116,18 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
     }
     return work;
   }
-  void dump(ceph_osd::Formatter&) const override {}
+  // `ceph daemon osd.N dump_op_pq_state`: what this shard holds now; `qbox status` has the rest.
+  void dump(ceph_osd::Formatter& formatter) const override {
+    static const auto put_unsigned = reinterpret_cast<ceph_osd::EncodeJsonUnsigned>(
+        dlsym(RTLD_DEFAULT, ceph_osd::kEncodeJsonUnsignedSymbol));
+    static const auto put_string = reinterpret_cast<ceph_osd::EncodeJsonString>(
+        dlsym(RTLD_DEFAULT, ceph_osd::kEncodeJsonStringSymbol));
+    if (put_unsigned == nullptr || put_string == nullptr) return;
+    put_string("scheduler", "qbox", &formatter);
+    put_unsigned("table_epoch", state_.shares.table_epoch(), &formatter);
+    put_unsigned("queued", queue_.size(), &formatter);
+    put_unsigned("queued_immediate", queue_.immediate_size(), &formatter);
+  }
   void print(std::ostream& out) const override { out << "QBoxScheduler"; }
   void update_configuration() override {}
 

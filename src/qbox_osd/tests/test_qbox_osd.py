@@ -140,6 +140,19 @@ def test_rados_bench_runs_through_qbox(cluster):
     # Reads are priced from 0.1 s windows; writes need 5 s windows and a joint solve over several
     # (qbox/cost_estimator.h), which a 5 s write phase may not complete.
     assert any(r["costs"]["rand_read"] for r in reports), reports
+    for report in reports:
+        assert set(report["busy"]) == {"running", "outstanding"}, report
+        assert 0 <= report["busy"]["running"] <= report["busy"]["outstanding"] <= 1, report
+
+
+def test_dump_op_pq_state_shows_each_shards_queue(cluster):
+    result = run("ceph", "daemon", "osd.0", "dump_op_pq_state", timeout=60)
+    assert result.returncode == 0, result.stderr
+    shards = json.loads(result.stdout)
+    assert shards and all(name.startswith("OSD:ShardedOpWQ:") for name in shards), shards
+    for shard in shards.values():
+        assert shard["scheduler"] == "qbox" and shard["table_epoch"] >= 0, shards
+        assert 0 <= shard["queued_immediate"] <= shard["queued"], shards
 
 
 def test_qbox_set_accepts_a_table_and_refuses_garbage(cluster):

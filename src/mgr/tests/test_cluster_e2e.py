@@ -20,6 +20,7 @@ import time
 
 import pytest
 
+from local_mgr import restart_mgr, wait_for
 from rails.schedule import Schedule, ScheduleParams
 from rails.settings import RELEASED_BATCH_OPS
 
@@ -63,27 +64,6 @@ def batch_ops_of_all(env):
 def applied_ops(env, osd):
     dump = json.loads(ceph(env, "tell", f"osd.{osd}", "perf", "dump", "bluestore"))
     return dump["bluestore"]["deferred_write_ops"]
-
-
-def restart_mgr(env, cluster_dir):
-    pid_file = os.path.join(cluster_dir, "run", "mgr.x.pid")
-    with open(pid_file) as f:
-        pid = int(f.read().strip())
-    os.kill(pid, 15)
-    deadline = time.time() + 30
-    while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
-        time.sleep(0.2)
-    subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)
-
-
-def wait_for(what, predicate, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 
 import pytest
+
+from local_mgr import restart_mgr, wait_for
 
 pytestmark = pytest.mark.cluster
 
@@ -42,26 +43,6 @@ def ceph_fails(env, *args):
     done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0, f"ceph {' '.join(args)} succeeded: {done.stdout}"
     return done.returncode, done.stderr
-
-
-def wait_for(what, predicate, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(1.0)
-    pytest.fail(f"timed out after {timeout} s waiting for {what}")
-
-
-def restart_mgr(env, cluster_dir):
-    with open(os.path.join(cluster_dir, "run", "mgr.x.pid")) as f:
-        pid = int(f.read().strip())
-    os.kill(pid, 15)
-    deadline = time.time() + 30
-    while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
-        time.sleep(0.2)
-    subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)
 
 
 def qbox_status(env):

@@ -4,9 +4,9 @@
 #   overhead   enqueue + dequeue cost per request, QBox and mClock (queue_overhead.csv, seconds)
 #   file       the same figures on this machine's disk (file.sh, about 11 minutes)
 #   rados      the same figures on a RADOS pool of a cluster of its own (rados.sh, about 11 minutes)
-#   osd        QBox inside the OSDs against wpq and mclock_scheduler, figs. 3.2/3.15 and an OSD
+#   osd        QBox inside the OSDs against wpq and mclock_scheduler, figs. 3.2/3.2r/3.15 and an OSD
 #              restart, on an emulated HDD, an emulated SSD and plain files (osd_shares.py, about
-#              25 minutes; needs the build's libec_qbox.so and device emulator)
+#              25-30 minutes; needs the build's libec_qbox.so and device emulator)
 #   all        every part, in this order
 # usage: bench/qbox/run.sh [simulated|overhead|file|rados|osd|all] [--build DIR] [--out DIR]
 #   --build  the build tree with qbox-bench and qbox-queue-overhead (default $ERAILS_BUILD or
@@ -43,9 +43,9 @@ osd() {
     for device in hdd ssd files; do
         local extra=()
         case $device in
-            hdd) extra=(--recovery --port-base 20600) ;;
+            hdd) extra=(--recovery --recovery-mix 3.2r --port-base 20600) ;;
             ssd) extra=(--port-base 20700) ;;
-            files) extra=(--figures 3.2 --port-base 20800) ;;
+            files) extra=(--figures 3.2,3.2r --port-base 20800) ;;
         esac
         /usr/bin/python3 "$here/osd_shares.py" --plugin-dir "$build/erasure-code" --device "$device" \
             --out "$out" "${extra[@]}" | tee "$out/osd_$device.txt"

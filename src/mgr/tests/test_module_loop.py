@@ -1,54 +1,22 @@
 """The module's serve() loop against a stand-in for ceph-mgr (the mgr_module API it uses, answering
 every OSD command at once): an exception in the loop releases every OSD and raises
 RAILS_LOOP_ERROR instead of ending the loop, and a stopping module releases every OSD."""
-import importlib.machinery
 import json
 import logging
-import sys
 import threading
 import time
 import types
 
 import pytest
 
+from fake_mgr import forget_module, import_module_class
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
-
-
-class _Result:
-    def __init__(self, tag=""):
-        self.ev = threading.Event()
-        self.r, self.outb, self.outs = 0, "", ""
-
-
-class _Option:
-    def __init__(self, name, **kwargs):
-        self.name = name
-
-
-class _MgrModule:
-    def __init__(self, *args, **kwargs):
-        pass
-
-
-def _fake_mgr_module():
-    fake = types.ModuleType("mgr_module")
-    fake.__spec__ = importlib.machinery.ModuleSpec("mgr_module", None)
-    fake.MgrModule = _MgrModule
-    fake.Option = _Option
-    fake.CommandResult = _Result
-    fake.HandleCommandResult = lambda *args: args
-    fake.CLIReadCommand = lambda prefix: (lambda function: function)
-    fake.NotifyType = types.SimpleNamespace(osd_map="osd_map")
-    return fake
 
 
 @pytest.fixture
 def module_class(monkeypatch):
-    monkeypatch.setitem(sys.modules, "mgr_module", _fake_mgr_module())
-    monkeypatch.delitem(sys.modules, "rails.module", raising=False)
-    from rails.module import Module
-    yield Module
-    sys.modules.pop("rails.module", None)
+    yield import_module_class(monkeypatch, "rails")
+    forget_module("rails")
 
 
 def make_module(module_class, failing_pg_stats):

@@ -2,42 +2,20 @@
 table and its store, a new module on the same store (a mgr restart) keeps it, the table reaches
 every OSD whose epoch differs (one restarted included) with the owners of the monitors' sessions,
 and OSDs without the library raise QBOX_OSD_STOCK."""
-import importlib.machinery
 import json
 import logging
-import sys
 import threading
 import time
-import types
 
 import pytest
 
-
-class _Result:
-    def __init__(self, tag=""):
-        self.ev = threading.Event()
-        self.r, self.outb, self.outs = 0, "", ""
-
-
-def _fake_mgr_module():
-    fake = types.ModuleType("mgr_module")
-    fake.__spec__ = importlib.machinery.ModuleSpec("mgr_module", None)
-    fake.MgrModule = type("MgrModule", (), {"__init__": lambda self, *args, **kwargs: None})
-    fake.Option = lambda name, **kwargs: dict(kwargs, name=name)
-    fake.CommandResult = _Result
-    fake.HandleCommandResult = lambda *args: args
-    fake.CLIReadCommand = fake.CLIWriteCommand = lambda prefix: (lambda function: function)
-    fake.NotifyType = types.SimpleNamespace(osd_map="osd_map")
-    return fake
+from fake_mgr import forget_module, import_module_class
 
 
 @pytest.fixture
 def module_class(monkeypatch):
-    monkeypatch.setitem(sys.modules, "mgr_module", _fake_mgr_module())
-    monkeypatch.delitem(sys.modules, "qbox.module", raising=False)
-    from qbox.module import Module
-    yield Module
-    sys.modules.pop("qbox.module", None)
+    yield import_module_class(monkeypatch, "qbox")
+    forget_module("qbox")
 
 
 class Osd:

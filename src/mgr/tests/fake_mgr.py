@@ -1,0 +1,39 @@
+"""A stand-in for ceph-mgr's `mgr_module`, as much of it as the rails and qbox modules use, so their
+Module classes can be imported and driven by tests outside ceph-mgr."""
+import importlib
+import importlib.machinery
+import sys
+import threading
+import types
+
+
+class CommandResult:
+    """What send_command fills in: the test sets r/outb/outs, then ev."""
+
+    def __init__(self, tag=""):
+        self.ev = threading.Event()
+        self.r, self.outb, self.outs = 0, "", ""
+
+
+def _fake_mgr_module():
+    fake = types.ModuleType("mgr_module")
+    fake.__spec__ = importlib.machinery.ModuleSpec("mgr_module", None)
+    fake.MgrModule = type("MgrModule", (), {"__init__": lambda self, *args, **kwargs: None})
+    fake.Option = lambda name, **kwargs: dict(kwargs, name=name)
+    fake.CommandResult = CommandResult
+    fake.HandleCommandResult = lambda *args: args
+    fake.CLIReadCommand = fake.CLIWriteCommand = lambda prefix: (lambda function: function)
+    fake.NotifyType = types.SimpleNamespace(osd_map="osd_map")
+    return fake
+
+
+def import_module_class(monkeypatch, package):
+    """Imports `<package>.module` against the stand-in and returns its Module class; the import is
+    undone when the test ends, so the next test starts from a fresh module."""
+    monkeypatch.setitem(sys.modules, "mgr_module", _fake_mgr_module())
+    monkeypatch.delitem(sys.modules, f"{package}.module", raising=False)
+    return importlib.import_module(f"{package}.module").Module
+
+
+def forget_module(package):
+    sys.modules.pop(f"{package}.module", None)

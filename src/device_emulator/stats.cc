@@ -3,26 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/json_text.h"
+
 namespace erails::device_emulator {
 
 namespace {
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", c);
-      out += esc;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 std::string number(double v) {
   char buf[32];
@@ -51,10 +36,10 @@ std::string to_json(const StatsHeader& h, const EmulatorStats& s, const devices:
   for (int i = 0; i < kLatencyBuckets - 1; ++i) bounds[i] = uint64_t{1} << i;
   std::string j = "{\n";
   j += "  \"pid\": " + std::to_string(h.pid) + ",\n";
-  j += "  \"model\": " + quoted(h.model) + ",\n";
-  j += "  \"kind\": " + quoted(h.kind) + ",\n";
+  j += "  \"model\": " + json_string(h.model) + ",\n";
+  j += "  \"kind\": " + json_string(h.kind) + ",\n";
   j += "  \"time_scale\": " + number(h.time_scale) + ",\n";
-  j += "  \"device\": " + quoted(h.device) + ",\n";
+  j += "  \"device\": " + json_string(h.device) + ",\n";
   j += "  \"uptime_seconds\": " + number(h.uptime_seconds) + ",\n";
   j += "  \"requests\": {\"read\": " + std::to_string(s.reads) + ", \"write\": " + std::to_string(s.writes) +
        ", \"flush\": " + std::to_string(s.flushes) + ", \"sync_read\": " + std::to_string(s.sync_reads) +

@@ -29,7 +29,7 @@
 
 #include "qbox/client_registry.h"
 #include "qbox/indexed_heap.h"
-#include "qbox/json_text.h"
+#include "common/json_text.h"
 #include "common/error.h"
 #include "qbox/seconds.h"
 #include "qbox/validate.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "qbox/json_text.h"
+#include "common/json_text.h"
 
 namespace erails::qbox {
 namespace {

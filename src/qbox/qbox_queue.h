@@ -36,7 +36,7 @@
 #include "qbox/client_registry.h"
 #include "qbox/deadline_tag.h"
 #include "qbox/indexed_heap.h"
-#include "qbox/json_text.h"
+#include "common/json_text.h"
 #include "common/error.h"
 #include "qbox/validate.h"
 

@@ -1,13 +1,13 @@
 #pragma once
-// Minimal JSON text helpers for the schedulers' dump_json(); the dumps are flat enough that a JSON
-// library would be the bigger dependency.
+// Minimal JSON text helpers for the flat documents the project writes (the schedulers' dumps, the
+// device emulator's stats); a JSON library would be the bigger dependency.
 
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
 
-namespace erails::qbox {
+namespace erails {
 
 inline std::string json_string(const std::string& text) {
   std::string out = "\"";
@@ -46,4 +46,4 @@ std::string json_id(const Id& id) {
   return json_string(out.str());
 }
 
-}  // namespace erails::qbox
+}  // namespace erails

@@ -57,9 +57,11 @@ def _check(summary: str, detail: List[str]) -> dict:
 
 
 def health_checks(up_osds: Sequence[int], reports: Dict[int, OsdReport], misses: Sequence[Miss],
-                  push_failures: Dict[int, str], problems: Sequence[str], now: float) -> Dict[str, dict]:
+                  push_failures: Dict[int, str], problems: Sequence[str], now: float,
+                  sla_refusals: Sequence[str] = ()) -> Dict[str, dict]:
     """problems: what keeps the module from carrying out the table (a bad setting, a stored table it
-    cannot read, a monitor whose sessions it cannot read)."""
+    cannot read, a monitor whose sessions it cannot read). sla_refusals: per client whose SLA now
+    needs more than admission allows, why it keeps its last utilization."""
     checks = {}
     stock = [f"osd.{osd}: {reports[osd].reason}" for osd in sorted(up_osds)
              if osd in reports and not reports[osd].active]
@@ -73,6 +75,10 @@ def health_checks(up_osds: Sequence[int], reports: Dict[int, OsdReport], misses:
     if push_failures:
         checks["QBOX_PUSH_FAILED"] = _check(f"{len(push_failures)} OSD(s) did not take the qbox table",
                                             [push_failures[osd] for osd in sorted(push_failures)])
+    if sla_refusals:
+        checks["QBOX_SLA_NOT_ADMITTED"] = _check(
+            f"{len(sla_refusals)} client(s) keep a utilization below what their throughput SLA now needs",
+            list(sla_refusals))
     if problems:
         checks["QBOX_MODULE_PROBLEM"] = _check(f"{len(problems)} problem(s) keep the qbox module from its table",
                                                list(problems))

@@ -2,16 +2,17 @@
 QBox scheduler inside every OSD (libec_qbox.so, which answers `qbox status` and `qbox set` on each
 OSD's admin socket, reached with `tell`).
 
-Everything that decides lives in pure code (table, sessions, push, health, status, settings); this
-file keeps the table in the module's KV store, reads the monitors' sessions and the OSD map, and
-every mgr/qbox/push_seconds asks every up OSD for its status and gives the table to each whose
-epoch differs. The OSDs keep nothing across a restart; the table lives here.
+Everything that decides lives in pure code (table, throughput, sla, sessions, push, health, status,
+settings); this file keeps the table in the module's KV store, reads the monitors' sessions and the
+OSD map, and every mgr/qbox/push_seconds converts the throughput SLAs again at the OSDs' latest cost
+estimates, asks every up OSD for its status and gives the table to each whose epoch differs. The
+OSDs keep nothing across a restart; the table lives here.
 """
 import errno
 import json
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from mgr_module import (CLIReadCommand, CLIWriteCommand, CommandResult, HandleCommandResult, MgrModule, NotifyType,
                         Option)
@@ -21,9 +22,11 @@ from .push import (STATUS_COMMAND, OsdReport, needing_push, next_epoch, read_pus
                    table_body)
 from .sessions import owners_by_name, without_shared
 from .settings import OPTION_TABLE, Settings, validate
+from .sla import costs_by_osd, rederive, sla_entries
 from .status import build_status, render_plain
 from .table import (Refusal, Table, from_json, parse_client_name, parse_utilization, remove_client, set_background,
-                    set_client, to_json)
+                    set_client, set_throughput, to_json)
+from .throughput import Derivation, derive, parse_throughput
 
 # A command that has not answered in this long counts as failed; the next round asks again.
 COMMAND_TIMEOUT_SECONDS = 10.0
@@ -64,6 +67,8 @@ class Module(MgrModule):
         self._reports: Dict[int, OsdReport] = {}
         self._push_failures: Dict[int, str] = {}
         self._misses = MissTracker()
+        self._derived: Dict[str, Derivation] = {}
+        self._sla_refused: Dict[str, str] = {}
         self._loop_error: Optional[str] = None
         self._health: Dict[str, dict] = {}
         self._load_store()
@@ -89,20 +94,26 @@ class Module(MgrModule):
             except (ValueError, KeyError, TypeError):
                 self.log.warning("qbox: stored push record unreadable; epochs start again at 1")
 
-    def _change(self, change: Any) -> HandleCommandResult:
-        """Applies one table change (a function of the table) under the lock, stores it and wakes
-        the loop so the OSDs get it in this round."""
+    def _change(self, change: Any, done: Callable[[], str] = lambda: "") -> HandleCommandResult:
+        """Applies one table change (a function of the table, called with the lock held) under the
+        lock, stores it and wakes the loop so the OSDs get it in this round. done(): what the
+        change did, for the answer."""
         with self._lock:
             table = change(self._table)
             if isinstance(table, Refusal):
                 return _refused(table)
-            self.set_store(TABLE_KEY, to_json(table))
-            self._table = table
+            self._store(table)
             self._store_problem = None
             total = table.total()
+            what = done()
         self._wakeup.set()
-        return HandleCommandResult(0, "", f"utilizations now sum to {total:.4g} of 1; the OSDs get the table "
+        return HandleCommandResult(0, "", f"{what}utilizations now sum to {total:.4g} of 1; the OSDs get the table "
                                           f"within mgr/qbox/push_seconds ({self._settings.push_seconds:g} s)")
+
+    def _store(self, table: Table) -> None:
+        """(with self._lock held)"""
+        self.set_store(TABLE_KEY, to_json(table))
+        self._table = table
 
     def _known_client(self, name: str) -> Optional[Refusal]:
         ret, _, err = self.mon_command({"prefix": "auth get", "entity": name, "format": "json"})
@@ -127,6 +138,35 @@ class Module(MgrModule):
             return _refused(unknown)
         return self._change(lambda table: set_client(table, name, u))
 
+    @CLIWriteCommand("qbox set-throughput")
+    def qbox_set_throughput(self, client: str, iops: str, size: str, op: str,
+                            access: Optional[str] = None) -> HandleCommandResult:
+        """Reserve what <iops> ops of <size> bytes need of each OSD's device time, at the OSDs' cost estimates"""
+        name = parse_client_name(client)
+        if isinstance(name, Refusal):
+            return _refused(name)
+        throughput = parse_throughput(iops, size, op, access)
+        if isinstance(throughput, Refusal):
+            return _refused(throughput)
+        unknown = self._known_client(name)
+        if unknown is not None:
+            return _refused(unknown)
+        conversions: List[Derivation] = []
+
+        def change(table: Table) -> Any:
+            conversion = derive(throughput, costs_by_osd(self._reports))
+            if isinstance(conversion, Refusal):
+                return conversion
+            admitted = set_throughput(table, name, throughput, conversion.utilization,
+                                      conversion.describe(throughput))
+            if not isinstance(admitted, Refusal):
+                conversions.append(conversion)
+                self._derived[name] = conversion
+                self._sla_refused.pop(name, None)
+            return admitted
+        return self._change(change, lambda: f"{name}: {throughput.describe()} -> utilization "
+                                            f"{conversions[0].describe(throughput)}; ")
+
     @CLIWriteCommand("qbox rm")
     def qbox_rm(self, client: str) -> HandleCommandResult:
         """Remove a client's reservation: its ops share what is unreserved"""
@@ -150,7 +190,8 @@ class Module(MgrModule):
             return HandleCommandResult(-errno.EINVAL, "", f"format is {format!r}; accepted: {', '.join(FORMATS)}")
         with self._lock:
             status = build_status(self._table, self._epoch, without_shared(self._owners), self._up_osds,
-                                  self._reports, self._push_failures, self._problems(), time.time())
+                                  self._reports, self._push_failures, self._problems(), time.time(),
+                                  sla_entries(self._table, self._derived, self._sla_refusals()))
         if format == "plain":
             return HandleCommandResult(0, render_plain(status), "")
         return HandleCommandResult(0, json.dumps(status, indent=2 if format == "json-pretty" else None,
@@ -194,6 +235,7 @@ class Module(MgrModule):
             self._up_osds = up
             if owners is not None:
                 self._owners = owners
+            self._rederive()
             body = table_body(self._table, without_shared(self._owners))
             may_push = self._store_problem is None
             if may_push:
@@ -222,6 +264,24 @@ class Module(MgrModule):
             self._reports = reports
             self._push_failures = failures
             self._misses.observe(reports, self._settings, now)
+
+    def _rederive(self) -> None:
+        """(with self._lock held) The SLAs at the last round's cost estimates; a stored table the
+        module could not read is not touched, as nothing of it is pushed either."""
+        if self._store_problem is not None or not self._table.throughputs:
+            return
+        result = rederive(self._table, costs_by_osd(self._reports), self._settings.sla_lower_margin)
+        for name, why in result.refused.items():
+            if self._sla_refused.get(name) is None:
+                self.log.warning("qbox: %s", why)
+        # An SLA no OSD priced this round (they all restarted, say) keeps the conversion it had.
+        self._derived = {name: conversion for name, conversion in self._derived.items()
+                         if name in result.table.throughputs} | result.derived
+        self._sla_refused = result.refused
+        if result.table != self._table:
+            self.log.info("qbox: SLA utilizations now %s", {name: round(result.table.clients[name], 4)
+                                                            for name in sorted(result.table.throughputs)})
+            self._store(result.table)
 
     def _refresh_settings(self) -> None:
         raw = {name: self.get_module_option(name) for name in OPTION_TABLE}
@@ -285,11 +345,16 @@ class Module(MgrModule):
             problems.append(self._loop_error)
         return problems
 
+    def _sla_refusals(self) -> Dict[str, str]:
+        """(with self._lock held) Only of clients whose utilization still comes from an SLA."""
+        return {name: why for name, why in self._sla_refused.items() if name in self._table.throughputs}
+
     def _update_health(self) -> None:
         now = time.time()
         with self._lock:
             checks = health_checks(self._up_osds, self._reports, self._misses.long_misses(self._settings, now),
-                                   self._push_failures, self._problems(), now)
+                                   self._push_failures, self._problems(), now,
+                                   [why for _, why in sorted(self._sla_refusals().items())])
         if checks != self._health:
             self._health = checks
             self.set_health_checks(checks)

@@ -18,6 +18,10 @@ class Settings:
     # A client counts as backlogged in a window when it had ops queued this fraction of it; only a
     # backlogged client is owed its share (an idle one leaves it to others).
     backlogged_min: float = 0.5
+    # A throughput SLA's utilization falls only when the OSDs' estimates give one this fraction
+    # below it (it rises at once): costs move a little every window, and each change is a new
+    # table for every OSD.
+    sla_lower_margin: float = 0.1
 
 
 # name -> (minimum, maximum, description)
@@ -26,6 +30,7 @@ OPTION_TABLE: Dict[str, Tuple[float, float, str]] = {
     "miss_margin": (0.0, 1.0, "a backlogged client this far below its target misses it"),
     "miss_seconds": (1.0, 86400.0, "how long a target is missed before QBOX_TARGET_MISSED"),
     "backlogged_min": (0.0, 1.0, "fraction of a window with queued ops for a client to count as backlogged"),
+    "sla_lower_margin": (0.0, 1.0, "a throughput SLA's utilization falls only when re-derived this fraction lower"),
 }
 
 

@@ -11,7 +11,8 @@ ENTRY_KEYS = ("name", "class", "target", "achieved", "backlogged", "ops", "queue
 
 def build_status(table: Table, epoch: int, owners: Dict[str, List[int]], up_osds: Sequence[int],
                  reports: Dict[int, OsdReport], push_failures: Dict[int, str], problems: Sequence[str],
-                 now: float) -> dict:
+                 now: float, slas: Sequence[dict] = ()) -> dict:
+    """slas: sla.sla_entries, one per client whose utilization comes from a throughput SLA."""
     osds = []
     for osd in sorted(up_osds):
         report = reports.get(osd)
@@ -27,8 +28,8 @@ def build_status(table: Table, epoch: int, owners: Dict[str, List[int]], up_osds
                      "clients": [{key: entry.get(key) for key in ENTRY_KEYS} | {"owners": entry.get("owners", [])}
                                  for entry in status.get("clients", []) if isinstance(entry, dict)]})
     return {"now": now, "epoch": epoch, "sum": table.total(), "table": table_body(table, owners),
-            "osds": osds, "push_failures": {str(osd): why for osd, why in sorted(push_failures.items())},
-            "problems": list(problems)}
+            "slas": list(slas), "osds": osds,
+            "push_failures": {str(osd): why for osd, why in sorted(push_failures.items())}, "problems": list(problems)}
 
 
 def _number(value: Any, scale: float = 1.0, digits: int = 3) -> str:
@@ -43,11 +44,26 @@ def _owners(ids: Optional[List[int]]) -> str:
     return ",".join(str(owner) for owner in ids) if ids else "-"
 
 
+def _sla(sla: dict) -> str:
+    kind = "random" if sla["access"] == "rand" else "sequential"
+    text = f"{sla['iops']:g} IOPS of {sla['size']}-byte {kind} {sla['op']}s -> {sla['utilization']:.3f}"
+    if sla["derived"] is None:
+        text += " (no OSD has priced it since the mgr started)"
+    else:
+        text += (f" (now {sla['iops']:g} x {_number(sla['cost_seconds'], 1000.0)} ms {sla['cost_class']} on "
+                 f"osd.{sla['cost_osd']} = {sla['derived']:.3f})")
+    if sla["refused"]:
+        text += "; NOT ADMITTED, see QBOX_SLA_NOT_ADMITTED"
+    return text
+
+
 def render_plain(status: dict) -> str:
     table = status["table"]
     lines = [f"qbox table epoch {status['epoch']}: utilizations sum to {status['sum']:.3f} of 1"]
     for client in table["clients"]:
         lines.append(f"  {client['name']:<24} {client['utilization']:.3f}  sessions {_owners(client['owners'])}")
+    for sla in status["slas"]:
+        lines.append(f"  {sla['name']:<24} SLA {_sla(sla)}")
     lines.append(f"  {'background_recovery':<24} {table['background_recovery']:.3f}")
     lines.append(f"  {'background_best_effort':<24} {table['background_best_effort']:.3f}")
     for osd in status["osds"]:

@@ -1,12 +1,16 @@
 """The operator's table: cephx client name -> utilization (the share of each OSD's device time the
-client is guaranteed), plus the two background classes. Pure: every change returns a new Table or
-a Refusal whose message names the argument, the value and what is accepted."""
+client is guaranteed), plus the two background classes, and the throughput SLAs some clients'
+utilizations are derived from. Pure: every change returns a new Table or a Refusal whose message
+names the argument, the value and what is accepted."""
 import errno
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from typing import Dict, Union
+
+from .refusal import Refusal
+from .throughput import Throughput, parse_throughput
 
 # The background classes' shares until the operator sets them: the ones the OSD library uses before
 # it gets a table, so enabling the module changes nothing until the operator does. The library
@@ -21,15 +25,11 @@ SUM_EPSILON = 1e-9
 
 
 @dataclass(frozen=True)
-class Refusal:
-    errno: int
-    message: str
-
-
-@dataclass(frozen=True)
 class Table:
     clients: Dict[str, float] = field(default_factory=dict)
     background: Dict[str, float] = field(default_factory=lambda: dict(DEFAULT_BACKGROUND))
+    # The clients whose utilization in `clients` is the last admitted conversion of an SLA.
+    throughputs: Dict[str, Throughput] = field(default_factory=dict)
 
     def total(self) -> float:
         return sum(self.clients.values()) + sum(self.background.values())
@@ -67,9 +67,22 @@ def _admit(table: Table, changed: str, candidate: Table) -> Union[Table, Refusal
 
 
 def set_client(table: Table, name: str, utilization: float) -> Union[Table, Refusal]:
+    """A utilization set by hand replaces the client's SLA, if it had one."""
     clients = dict(table.clients)
     clients[name] = utilization
-    return _admit(table, f"{name} at {utilization:g}", Table(clients, dict(table.background)))
+    throughputs = {other: sla for other, sla in table.throughputs.items() if other != name}
+    return _admit(table, f"{name} at {utilization:g}", Table(clients, dict(table.background), throughputs))
+
+
+def set_throughput(table: Table, name: str, throughput: Throughput, utilization: float,
+                   how: str) -> Union[Table, Refusal]:
+    """The client's utilization, derived from its SLA (`how` says how, for a refusal's message)."""
+    clients = dict(table.clients)
+    clients[name] = utilization
+    throughputs = dict(table.throughputs)
+    throughputs[name] = throughput
+    return _admit(table, f"{name} at {utilization:.4g} ({throughput.describe()}: {how})",
+                  Table(clients, dict(table.background), throughputs))
 
 
 def remove_client(table: Table, name: str) -> Union[Table, Refusal]:
@@ -77,7 +90,8 @@ def remove_client(table: Table, name: str) -> Union[Table, Refusal]:
         known = ", ".join(sorted(table.clients)) or "none"
         return Refusal(-errno.ENOENT, f"client {name} is not in the qbox table; clients in it: {known}")
     clients = {other: u for other, u in table.clients.items() if other != name}
-    return Table(clients, dict(table.background))
+    throughputs = {other: sla for other, sla in table.throughputs.items() if other != name}
+    return Table(clients, dict(table.background), throughputs)
 
 
 def set_background(table: Table, klass: str, utilization: float) -> Union[Table, Refusal]:
@@ -85,21 +99,26 @@ def set_background(table: Table, klass: str, utilization: float) -> Union[Table,
         return Refusal(-errno.EINVAL, f"class is {klass!r}; accepted: {' or '.join(BACKGROUND_CLASSES)}")
     background = dict(table.background)
     background[klass] = utilization
-    return _admit(table, f"background_{klass} at {utilization:g}", Table(dict(table.clients), background))
+    return _admit(table, f"background_{klass} at {utilization:g}",
+                  Table(dict(table.clients), background, dict(table.throughputs)))
 
 
 def to_json(table: Table) -> str:
-    return json.dumps({"clients": table.clients, "background": table.background}, sort_keys=True)
+    return json.dumps({"clients": table.clients, "background": table.background,
+                       "throughputs": {name: sla.to_dict() for name, sla in table.throughputs.items()}},
+                      sort_keys=True)
 
 
 def from_json(text: str) -> Union[Table, Refusal]:
     """The table as stored by to_json, checked as if each entry were set again (a store edited by
-    hand, or written by another version, must not reach the OSDs unchecked)."""
+    hand, or written by another version, must not reach the OSDs unchecked). A table stored before
+    SLAs existed has no `throughputs`."""
     try:
         stored = json.loads(text)
         clients, background = stored["clients"], stored["background"]
-        if not isinstance(clients, dict) or not isinstance(background, dict):
-            raise TypeError("clients and background must be objects")
+        throughputs = stored.get("throughputs", {})
+        if not all(isinstance(part, dict) for part in (clients, background, throughputs)):
+            raise TypeError("clients, background and throughputs must be objects")
     except (ValueError, KeyError, TypeError) as error:
         return Refusal(-errno.EINVAL, f"the stored qbox table is not readable ({error}): {text[:200]!r}")
     table = Table({}, dict(DEFAULT_BACKGROUND))
@@ -117,4 +136,14 @@ def from_json(text: str) -> Union[Table, Refusal]:
         table = set_client(table, name, u)
         if isinstance(table, Refusal):
             return Refusal(table.errno, f"the stored qbox table: {table.message}")
+    for name, sla in throughputs.items():
+        if name not in table.clients:
+            return Refusal(-errno.EINVAL, f"the stored qbox table: {name} has a throughput SLA but no utilization")
+        try:
+            checked = parse_throughput(str(sla["iops"]), str(sla["size"]), sla["op"], sla["access"])
+        except (KeyError, TypeError) as error:
+            checked = Refusal(-errno.EINVAL, f"throughput SLA of {name} is {sla!r} ({error!r} missing or wrong)")
+        if isinstance(checked, Refusal):
+            return Refusal(checked.errno, f"the stored qbox table: {checked.message}")
+        table = Table(table.clients, table.background, dict(table.throughputs, **{name: checked}))
     return table

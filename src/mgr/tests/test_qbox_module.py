@@ -1,7 +1,7 @@
 """The qbox module against a stand-in for ceph-mgr and for the OSDs' library: commands change the
 table and its store, a new module on the same store (a mgr restart) keeps it, the table reaches
 every OSD whose epoch differs (one restarted included) with the owners of the monitors' sessions,
-and OSDs without the library raise QBOX_OSD_STOCK."""
+OSDs without the library raise QBOX_OSD_STOCK, and throughput SLAs follow the OSDs' estimates."""
 import json
 import logging
 import threading
@@ -21,8 +21,8 @@ def module_class(monkeypatch):
 class Osd:
     """The library's side of the contract, as far as the module sees it."""
 
-    def __init__(self, library=True):
-        self.library, self.epoch, self.table = library, 0, None
+    def __init__(self, library=True, costs=None):
+        self.library, self.epoch, self.table, self.costs = library, 0, None, costs or {}
 
     def answer(self, command):
         if not self.library:
@@ -30,7 +30,8 @@ class Osd:
         if command["prefix"] == "qbox set":
             self.table = json.loads(command["table"])
             self.epoch = self.table["epoch"]
-        return 0, json.dumps({"state": "active", "reason": "", "table_epoch": self.epoch, "clients": []}), ""
+        return 0, json.dumps({"state": "active", "reason": "", "table_epoch": self.epoch, "costs": self.costs,
+                              "clients": []}), ""
 
 
 def make_module(module_class, store, osds, sessions):
@@ -73,6 +74,8 @@ def make_module(module_class, store, osds, sessions):
 
 
 def run_until(module, predicate, timeout=10.0):
+    """Runs the module's loop until predicate() holds; a module may run again after it."""
+    module._stopping = False
     thread = threading.Thread(target=module.serve, daemon=True)
     thread.start()
     deadline = time.time() + timeout
@@ -141,3 +144,49 @@ def test_a_failing_round_is_reported_and_the_loop_goes_on(module_class):
     module.set_health_checks = lambda checks: seen.append(checks)
     run_until(module, lambda: osds[0].epoch == 1 and seen and not seen[-1])
     assert seen[0]["QBOX_MODULE_PROBLEM"]["detail"] == ["the push loop failed: KeyError: 'osd_map'"]
+
+
+def pushed(osd, name):
+    """The utilization of `name` in the last table the OSD took, or None."""
+    return next((c["utilization"] for c in (osd.table or {}).get("clients", []) if c["name"] == name), None)
+
+
+def test_a_throughput_sla_follows_the_osds_estimates_within_admission_and_survives_a_mgr_restart(module_class):
+    store = {}
+    osds = {0: Osd(costs={"rand_read": 0.001}), 1: Osd(costs={"rand_read": None})}
+    module = make_module(module_class, store, osds, [])
+    # No round yet, so no estimate: EAGAIN, and the table is unchanged.
+    ret, _, err = module.qbox_set_throughput("client.alice", "500", "4096", "read")
+    assert ret == -11 and "no OSD has estimated the cost of a rand_read op yet" in err
+    assert module.qbox_set_throughput("client.x", "500", "4096", "read")[0] == -2
+    assert module.qbox_set_throughput("client.alice", "nan", "4096", "read")[0] == -22
+    assert module.qbox_set_throughput("client.alice", "500", "4096", "read", "zigzag")[0] == -22
+    run_until(module, lambda: osds[0].epoch)
+    ret, _, message = module.qbox_set_throughput("client.alice", "500", "4096", "read")
+    assert ret == 0, message
+    assert message.startswith("client.alice: 500 IOPS of 4096-byte random reads -> utilization 500 x 1 ms "
+                              "(rand_read on osd.0, the dearest OSD) = 0.5; utilizations now sum to 0.65 of 1")
+    assert module.qbox_set_throughput("client.alice", "900", "4096", "read")[0] == -34
+    assert module.qbox_set("client.bob", "0.3")[0] == 0
+
+    # osd.1 estimates reads dearer: alice's utilization follows, as far as admission lets it.
+    osds[1].costs = {"rand_read": 0.0011}
+    run_until(module, lambda: pushed(osds[1], "client.alice") == pytest.approx(0.55))
+    osds[1].costs = {"rand_read": 0.0013}
+    run_until(module, lambda: "QBOX_SLA_NOT_ADMITTED" in module.health)
+    [why] = module.health["QBOX_SLA_NOT_ADMITTED"]["detail"]
+    assert why.startswith("client.alice keeps utilization 0.55, the last admitted, though its SLA of 500 IOPS of "
+                          "4096-byte random reads now needs 0.65")
+    assert pushed(osds[0], "client.alice") == pytest.approx(0.55)
+    [sla] = json.loads(module.qbox_status("json")[1])["slas"]
+    assert (sla["utilization"], sla["derived"], sla["cost_osd"]) == (pytest.approx(0.55), pytest.approx(0.65), 1)
+    assert "NOT ADMITTED" in module.qbox_status("plain")[1]
+
+    # A mgr restart keeps the SLA; once bob leaves room, the SLA gets what it needs.
+    restarted = make_module(module_class, store, osds, [])
+    assert restarted._table.throughputs["client.alice"].iops == 500
+    assert restarted.qbox_rm("client.bob")[0] == 0
+    run_until(restarted, lambda: pushed(osds[0], "client.alice") == pytest.approx(0.65) and not restarted.health)
+    # A utilization set by hand ends the SLA.
+    assert restarted.qbox_set("client.alice", "0.2")[0] == 0
+    assert json.loads(restarted.qbox_status("json")[1])["slas"] == []

@@ -1,0 +1,65 @@
+"""Keeping throughput SLAs admitted as the OSDs' cost estimates move: every round the module
+converts each SLA again at the latest costs and admits the new utilization, or keeps the last
+admitted one and says why (QBOX_SLA_NOT_ADMITTED), so the table never sums above 1. Pure."""
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping
+
+from .push import OsdReport
+from .refusal import Refusal
+from .table import Table, set_throughput
+from .throughput import Derivation, derive
+
+
+@dataclass(frozen=True)
+class Rederived:
+    table: Table
+    # The latest conversion of each SLA that some OSD could price this round.
+    derived: Dict[str, Derivation] = field(default_factory=dict)
+    # Client -> why its new utilization was not admitted (it keeps the last admitted one).
+    refused: Dict[str, str] = field(default_factory=dict)
+
+
+def costs_by_osd(reports: Dict[int, OsdReport]) -> Dict[int, Mapping[str, object]]:
+    """The cost estimates of every OSD that schedules with QBox; the others charge nothing."""
+    return {osd: report.status.get("costs") or {} for osd, report in reports.items()
+            if report.active and isinstance(report.status.get("costs") or {}, dict)}
+
+
+def rederive(table: Table, costs: Dict[int, Mapping[str, object]], lower_margin: float) -> Rederived:
+    """A utilization rises as soon as the estimate does (a guarantee never rests on an old, lower
+    cost) but falls only once the estimate gives one lower_margin below it, so that estimator noise
+    does not give the OSDs a new table every round. Falls are applied first: they only make room.
+    An SLA no OSD can price this round keeps its utilization."""
+    derived, refused, changes = {}, {}, []
+    for name, throughput in sorted(table.throughputs.items()):
+        conversion = derive(throughput, costs)
+        if isinstance(conversion, Refusal):
+            continue
+        derived[name] = conversion
+        current = table.clients[name]
+        if conversion.utilization > current or conversion.utilization < current * (1.0 - lower_margin):
+            changes.append((conversion.utilization > current, name, conversion))
+    for _, name, conversion in sorted(changes, key=lambda change: (change[0], change[1])):
+        throughput = table.throughputs[name]
+        admitted = set_throughput(table, name, throughput, conversion.utilization, conversion.describe(throughput))
+        if isinstance(admitted, Refusal):
+            refused[name] = (f"{name} keeps utilization {table.clients[name]:.4g}, the last admitted, though its SLA "
+                             f"of {throughput.describe()} now needs {conversion.utilization:.4g}: "
+                             f"{admitted.message}")
+        else:
+            table = admitted
+    return Rederived(table, derived, refused)
+
+
+def sla_entries(table: Table, derived: Dict[str, Derivation], refused: Dict[str, str]) -> List[dict]:
+    """`ceph qbox status`' `slas`: each SLA, the utilization in force and what priced it."""
+    entries = []
+    for name, throughput in sorted(table.throughputs.items()):
+        conversion = derived.get(name)
+        entries.append(dict(throughput.to_dict(), name=name, utilization=table.clients[name],
+                            derived=conversion.utilization if conversion else None,
+                            cost_class=conversion.cost_class if conversion else None,
+                            cost_seconds=conversion.cost if conversion else None,
+                            cost_osd=conversion.osd if conversion else None,
+                            refused=refused.get(name)))
+    return entries

@@ -70,9 +70,9 @@ def model_sections(model_file: str, seen=None) -> List[Tuple[str, Dict[str, str]
     return sections
 
 
-def model_device(model_file: str) -> Tuple[str, float]:
+def model_key(model_file: str, key: str) -> Tuple[str, Optional[str]]:
     """The device a model file defines last (its own, after those it includes, as the emulator and
-    --model mean it) and that device's time_scale, following `base`; 1 when none sets it."""
+    --model mean it) and that device's value of key, following `base`; None when none sets it."""
     sections = model_sections(model_file)
     if not sections:
         raise SystemExit(f"--model {model_file}: no [ssd NAME] or [hdd NAME] section; accepted: a device-model file "
@@ -80,9 +80,31 @@ def model_device(model_file: str) -> Tuple[str, float]:
     by_name = dict(sections)
     name = sections[-1][0]
     keys, hops = by_name[name], 0
-    while "time_scale" not in keys and keys.get("base") in by_name and hops < len(sections):
+    while key not in keys and keys.get("base") in by_name and hops < len(sections):
         keys, hops = by_name[keys["base"]], hops + 1
-    return name, float(keys.get("time_scale", 1))
+    return name, keys.get(key)
+
+
+def model_device(model_file: str) -> Tuple[str, float]:
+    """The device a model file defines last and its time_scale; 1 when none sets it."""
+    name, scale = model_key(model_file, "time_scale")
+    return name, float(scale or 1)
+
+
+# The guard's margin over the model's longest GC event: with a 0.5 s guard under GC events of up to
+# 1 s (drive B at time_scale 10) one event ran into a read phase; with 1.1 s none did
+# (bench/rails/README.md, "Read latency").
+GUARD_MARGIN = 1.1
+
+
+def gc_guard_seconds(model_file: str) -> Optional[float]:
+    """A rails-guard that outlasts the model's longest GC event at its time scale (gc_event_max
+    times time_scale, with GUARD_MARGIN), so that no event a write phase starts reaches the read
+    phase; None for a model without garbage collection (an [hdd] one)."""
+    _, event_max = model_key(model_file, "gc_event_max")
+    if event_max is None:
+        return None
+    return round(GUARD_MARGIN * float(event_max) * model_device(model_file)[1], 3)
 
 
 class LatencyStep:
@@ -174,7 +196,9 @@ class LatencyStep:
             raise SystemExit(f"latency: {len(failed)} of the reader's objects could not be written")
         return names
 
-    def one_pool(self, shape: PoolShape) -> None:
+    def one_pool(self, shape: PoolShape) -> Dict[str, dict]:
+        """The three loads on shape's pool, which the module must schedule; returns each load's
+        figures (one_load's) by load."""
         run, args = self.run, self.args
         params = run.follow_schedule(shape.pool)
         colors = {osd: color for osd, color in run.color_of.items()}
@@ -200,6 +224,7 @@ class LatencyStep:
             self.verdict &= goal.met
         if args.sim:
             self.simulate(shape, params, loads)
+        return loads
 
     def one_load(self, shape: PoolShape, ioctx, names: List[str], load: str, origin: float) -> dict:
         run, args = self.run, self.args
@@ -233,21 +258,24 @@ class LatencyStep:
                 f"p50 {_ms(summary.p50)} ms, p99 {_ms(summary.p99)} ms, p99.9 {_ms(summary.p999)} ms, max "
                 f"{_ms(summary.max)} ms; writer {len(writes)} writes ({failed_writes} failed), {mb_s:.2f} MB/s; "
                 f"load average {load_avg:.1f}")
-        gc_events, blocked = self.report_model(shape, load, result["model"]) if self.model else ("", "")
+        totals = self.report_model(shape, load, result["model"]) if self.model else None
+        gc_events = int(sum(totals["gc_events"].values())) if totals else ""
+        blocked = f"{sum(totals['blocked_seconds'].values()):.2f}" if totals else ""
         self.summary_rows.append(("cluster", shape.label, load, summary.reads, summary.failed, _ms(summary.p50),
                                   _ms(summary.p99), _ms(summary.p999), _ms(summary.max), f"{mb_s:.2f}",
                                   len(writes), gc_events, blocked, self.scale_label(), f"{load_avg:.1f}"))
         for second, count, p50, p99, worst in per_second_rows(reads, origin):
             self.timeline_rows.append((shape.label, load, second, count, f"{p50:.3f}", f"{p99:.3f}", f"{worst:.3f}"))
         self.shading.append((shape.label, load, started - origin, ended - origin))
-        return {"summary": summary, "writer_mb_s": mb_s, "reads": reads, "writes": writes}
+        return {"summary": summary, "writer_mb_s": mb_s, "reads": reads, "writes": writes,
+                "gc_events": {phase: int(n) for phase, n in totals["gc_events"].items()} if totals else None}
 
     def scale_label(self) -> str:
         return f"{self.time_scale:g}" if self.model else "unemulated"
 
-    def report_model(self, shape: PoolShape, load: str, samples) -> Tuple[int, str]:
-        """Files and prints each OSD's model counters by phase; returns all OSDs' GC events and
-        seconds blocked."""
+    def report_model(self, shape: PoolShape, load: str, samples) -> Dict[str, Dict[str, float]]:
+        """Files and prints each OSD's model counters by phase; returns all OSDs' together,
+        {counter: {phase: amount}}."""
         totals = {counter: {phase: 0.0 for phase in PHASES} for counter in MODEL_COUNTERS}
         for osd, osd_samples in sorted(samples.items()):
             split = split_by_phase(osd_samples, self.run.schedule, self.run.color_of[osd])
@@ -261,7 +289,7 @@ class LatencyStep:
         self.run.say(f"latency, {shape.label}, {load}: device model, all OSDs, read / guard / write phase: GC events "
                      + " / ".join(str(int(totals["gc_events"][phase])) for phase in PHASES) + "; seconds blocked "
                      + " / ".join(f"{totals['blocked_seconds'][phase]:.2f}" for phase in PHASES))
-        return (int(sum(totals["gc_events"].values())), f"{sum(totals['blocked_seconds'].values()):.2f}")
+        return totals
 
     def simulate(self, shape: PoolShape, params: dict, loads: Dict[str, dict]) -> None:
         """Replays each load in erails-sim at the rates the cluster reached, on the same device

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from latency_client import Op
-from latency_step import model_device
+from latency_step import gc_guard_seconds, model_device
 from read_latency import (Goal, SimLoad, goals, per_second_rows, read_rate, sim_config, sim_summary_row,
                           split_by_phase, summarize_reads, throughput_mb_s, write_rates)
 from rails.schedule import Schedule, ScheduleParams
@@ -116,3 +116,12 @@ def test_model_device_is_the_last_defined_with_its_time_scale_through_base(tmp_p
     (tmp_path / "empty.conf").write_text("[sim]\nseed = 1\n")
     with pytest.raises(SystemExit, match="no \\[ssd NAME\\] or \\[hdd NAME\\] section"):
         model_device(str(tmp_path / "empty.conf"))
+
+
+def test_the_guard_outlasts_the_longest_gc_event_at_the_time_scale(tmp_path):
+    (tmp_path / "drive.conf").write_text("[ssd drive]\ngc_event_max = 0.1\n")
+    (tmp_path / "scaled.conf").write_text("include = drive.conf\n[ssd emulated-drive]\nbase = drive\ntime_scale = 10\n")
+    (tmp_path / "disk.conf").write_text("[hdd disk]\navg_seek = 0.008\n")
+    assert gc_guard_seconds(str(tmp_path / "drive.conf")) == pytest.approx(0.11)
+    assert gc_guard_seconds(str(tmp_path / "scaled.conf")) == pytest.approx(1.1)
+    assert gc_guard_seconds(str(tmp_path / "disk.conf")) is None

@@ -56,4 +56,17 @@ using GetAdminSocket = void* (*)(void* cct);
 using RegisterCommand = int (*)(void* admin_socket, std::string_view cmddesc,
                                 AdminSocketHook* hook, std::string_view help);
 
+// AdminSocket::execute_command(const std::vector<std::string>& cmd, const bufferlist& input,
+// std::ostream& errors, bufferlist* output), exported by ceph-osd: runs one command the way
+// `ceph daemon` does (`cmd` holds its JSON form) and waits for the hook's answer, returning the
+// hook's result. Measured by calling it from the Rails lease's own thread (doc/dev/ceph-abi.md).
+inline constexpr const char* kExecuteCommandSymbol =
+    "_ZN11AdminSocket15execute_commandERKSt6vectorINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESaIS6_EERKN4ceph6buffer7v15_2_04listERSoPSE_";
+using ExecuteCommand = int (*)(void* admin_socket, const std::vector<std::string>& cmd,
+                               const ceph::buffer::list& input, std::ostream& errors,
+                               ceph::buffer::list* output);
+
+// ceph::global::g_ceph_context, the daemon's CephContext*, a variable ceph-osd exports.
+inline constexpr const char* kGlobalContextSymbol = "_ZN4ceph6global14g_ceph_contextE";
+
 }  // namespace erails::ceph_osd

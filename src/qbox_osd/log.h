@@ -1,15 +1,12 @@
-// One line on the daemon's standard error (its journal under systemd; <cluster>/log/osd.N.stdout
-// on a local cluster): the library has no access to Ceph's log without more ABI.
+// libec_qbox.so's lines on the daemon's standard error (ceph_abi/daemon_log.h).
 #pragma once
 
-#include <cstdio>
 #include <string>
+
+#include "ceph_abi/daemon_log.h"
 
 namespace erails::qbox_osd {
 
-inline void log_line(const std::string& text) {
-  std::fprintf(stderr, "erails qbox: %s\n", text.c_str());
-  std::fflush(stderr);
-}
+inline void log_line(const std::string& text) { ceph_osd::log_line("qbox", text); }
 
 }  // namespace erails::qbox_osd

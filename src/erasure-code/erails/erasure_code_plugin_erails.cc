@@ -1,8 +1,10 @@
-// Entry points the Ceph daemons look up after dlopen("libec_erails.so").
+// Entry points the Ceph daemons look up after dlopen("libec_erails.so"). Inside ceph-osd the
+// library also carries the Rails lease (src/rails_osd), set up once the plugin is registered.
 #include <cerrno>
 
 #include "erasure-code/erails/erasure_code_erails.h"
 #include "ceph_abi/erasure_code_plugin.h"
+#include "rails_osd/osd_lease.h"
 
 namespace {
 
@@ -28,6 +30,10 @@ extern "C" __attribute__((visibility("default"))) int __erasure_code_init(char* 
                                                                             char* /*directory*/) {
   auto* plugin = new ErasureCodePluginErails();
   int r = ceph::ErasureCodePluginRegistry::singleton.add(plugin_name, plugin);
-  if (r != 0) delete plugin;
-  return r;
+  if (r != 0) {
+    delete plugin;
+    return r;
+  }
+  erails::rails_osd::start_in_osd();
+  return 0;
 }

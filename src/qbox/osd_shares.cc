@@ -135,36 +135,56 @@ Seconds OsdShares::on_enqueue(AccountId account, RequestClass request_class, boo
   ++queued_;
   estimator_.on_dispatch(now);
   if (requeued) return 0;
+  return price_of(account, request_class);
+}
+
+Seconds OsdShares::price_of(AccountId account, RequestClass request_class) const {
+  if (account < accounts_.size()) {
+    const auto& price = accounts_[account].price[request_class.operation == Operation::write];
+    if (price) return *price;
+  }
   return estimator_.cost(request_class).value_or(config_.default_cost);
 }
 
-void OsdShares::on_dispatch(AccountId account, Seconds cost, Seconds now) {
+RunningOp OsdShares::on_dispatch(AccountId account, RequestClass request_class,
+                                 Seconds estimate, Seconds now) {
   std::lock_guard<std::mutex> lock(mutex_);
   now = clock(now);
   advance(now);
   accumulate_busy(now);
   ++in_flight_;
   if (queued_ > 0) --queued_;
-  if (account == kNoAccount || account >= accounts_.size()) return;
+  const RunningOp running{account, request_class, estimate, run_clock_};
+  if (account == kNoAccount || account >= accounts_.size()) return running;
   Account& a = accounts_[account];
-  a.charged += cost;
   ++a.ops;
   if (a.queued > 0 && --a.queued == 0) a.backlogged += now - a.backlog_since;
+  return running;
 }
 
-void OsdShares::on_completion(RequestClass request_class, Seconds now) {
+Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   std::lock_guard<std::mutex> lock(mutex_);
   now = clock(now);
   advance(now);
-  if (in_flight_ == 0) return;
+  if (in_flight_ == 0) return 0;
   accumulate_busy(now);
   --in_flight_;
-  estimator_.on_completion(request_class, now);
+  estimator_.on_completion(op.request_class, now);
+  const Seconds measured = std::max(0.0, run_clock_ - op.started);
+  if (op.account == kNoAccount || op.account >= accounts_.size()) return measured;
+  Account& a = accounts_[op.account];
+  a.charged += measured;
+  auto& price = a.price[op.request_class.operation == Operation::write];
+  price = price ? *price + config_.price_gain * (measured - *price) : measured;
+  return measured;
 }
 
 void OsdShares::accumulate_busy(Seconds now) {
   if (now <= busy_since_) return;
-  if (in_flight_ > 0) busy_running_ += now - busy_since_;
+  if (in_flight_ > 0) {
+    busy_running_ += now - busy_since_;
+    run_clock_ += (now - busy_since_) / static_cast<double>(in_flight_);
+  }
   if (queued_ + in_flight_ > 0) busy_outstanding_ += now - busy_since_;
   busy_since_ = now;
 }

@@ -8,9 +8,17 @@
 // (a name that leaves the table and comes back keeps its id); three are fixed: background_recovery,
 // background_best_effort, and unreserved, which every client op whose owner is in no entry joins.
 //
-// Achieved share = the device time QBox charged an account in the last complete window (its
-// estimate, charged when an op is dispatched) / the window's length; backlogged = the fraction of
-// that window in which the account had ops queued in any shard.
+// Prices are measured (doc/dev/qbox-in-osd.md, "Costs"): an op's device time is its share of the
+// OSD's running time, each instant split evenly among the ops then running (dispatched, their
+// threads not back yet), so a 128 KiB read that keeps its thread four times as long as a 4 KiB
+// one costs four times as much, and the ops' shares of a window add up to the time any op ran.
+// An op is tagged at enqueue with its account's mean measured price for its operation (the
+// estimator's class cost until the account has one); when it completes, its account is charged
+// the measured time and the shard's queue moves the account's deadlines by the difference.
+//
+// Achieved share = the measured device time of an account's ops that completed in the last
+// complete window / the window's length; backlogged = the fraction of that window in which the
+// account had ops queued in any shard.
 //
 // Busy time for the estimator runs from an op's enqueue to its completion (while any op is queued
 // in any shard or running), not from its dispatch: doc/dev/qbox-in-osd.md, "Costs", says why and
@@ -51,6 +59,14 @@ inline constexpr AccountId kUnreservedAccount = 2;
 // Immediate ops bypass QBox; they still occupy the device, so the estimator sees them.
 inline constexpr AccountId kNoAccount = UINT32_MAX;
 
+// An op a shard handed to the OSD, as the shard reports it back when the op's thread returns.
+struct RunningOp {
+  AccountId account = kNoAccount;
+  RequestClass request_class;
+  Seconds estimate = 0;  // the device time the op was tagged with at enqueue
+  Seconds started = 0;   // the OSD's run clock at dispatch
+};
+
 // The table as the shards schedule by it; replaced as a whole, never changed in place.
 struct ShareSnapshot {
   std::uint64_t generation = 0;
@@ -66,6 +82,10 @@ struct OsdSharesConfig {
   // unreserved's queue share when the table reserves everything: unreserved ops then run only
   // when no reserved client has any queued (QBox is work-conserving), but never never.
   double unreserved_floor = 0.01;
+  // How far one measured op moves its account's mean price: ops of one client vary (sizes, cache
+  // hits), and the charge at completion corrects each op anyway, so the mean only needs to follow
+  // a change of the client's mix within some tens of ops.
+  double price_gain = 0.05;
   CostEstimatorConfig estimator;
 };
 
@@ -92,12 +112,14 @@ class OsdShares {
 
   // An op entered a shard's queue for `account` (kNoAccount: immediate). Returns the device time
   // it is estimated to cost, which the shard tags it with. `requeued`: an op put back after it
-  // was dequeued; it costs nothing more.
+  // was dequeued; it costs nothing more (it is charged what it measures when it runs again).
   Seconds on_enqueue(AccountId account, RequestClass request_class, bool requeued, Seconds now);
-  // A shard handed the op to the OSD: it leaves the queue, its account is charged `cost`.
-  void on_dispatch(AccountId account, Seconds cost, Seconds now);
-  // The thread that ran an op of `request_class` came back for more: the op has completed.
-  void on_completion(RequestClass request_class, Seconds now);
+  // A shard handed the op to the OSD: it leaves the queue. The result goes back to on_completion.
+  RunningOp on_dispatch(AccountId account, RequestClass request_class, Seconds estimate,
+                        Seconds now);
+  // The thread that ran `op` came back for more: the op has completed. Charges its account the
+  // op's measured device time and returns it.
+  Seconds on_completion(const RunningOp& op, Seconds now);
 
   // `qbox status` as specified in doc/dev/qbox-in-osd.md.
   std::string status_json(const StatusHeader& header, Seconds now);
@@ -116,7 +138,10 @@ class OsdShares {
     Seconds backlog_since = 0;     // when `queued` last became > 0, if it is
     double last_achieved = 0;      // of the last complete window
     double last_backlogged = 0;
+    std::optional<Seconds> price[2];  // mean measured device time per op: read, write
   };
+
+  Seconds price_of(AccountId account, RequestClass request_class) const;
 
   AccountId account_for(const std::string& name);
   void accumulate_busy(Seconds now);
@@ -137,6 +162,7 @@ class OsdShares {
   std::size_t queued_ = 0;       // in any shard's queue
   Seconds busy_running_ = 0;     // in the current window: in_flight_ > 0
   Seconds busy_outstanding_ = 0;  // queued_ + in_flight_ > 0
+  Seconds run_clock_ = 0;  // advances by dt / in_flight_ while ops run: each one's share of dt
   Seconds busy_since_;
   double last_busy_running_ = 0;  // of the last complete window, as fractions of it
   double last_busy_outstanding_ = 0;

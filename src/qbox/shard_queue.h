@@ -36,7 +36,7 @@ class ShardQueue {
  public:
   struct Dispatched {
     Op op;
-    RequestClass request_class;
+    RunningOp running;  // for complete()
   };
 
   // `shares` must outlive the queue.
@@ -56,15 +56,26 @@ class ShardQueue {
     if (!immediate_.empty()) {
       Queued next = std::move(immediate_.front());
       immediate_.pop_front();
-      shares_.on_dispatch(kNoAccount, 0, now);
-      return Dispatched{std::move(next.op), next.request_class};
+      return Dispatched{std::move(next.op),
+                        shares_.on_dispatch(kNoAccount, next.request_class, 0, now)};
     }
     auto next = qbox_.dequeue(now);
     if (!next) return std::nullopt;
     // The OSD's shard threads bound how many ops run at once; QBox only orders them.
     qbox_.on_completion();
-    shares_.on_dispatch(next->client, next->request.cost, now);
-    return Dispatched{std::move(next->request.op), next->request.request_class};
+    return Dispatched{std::move(next->request.op),
+                      shares_.on_dispatch(next->client, next->request.request_class,
+                                          next->request.cost, now)};
+  }
+
+  // The thread that ran a dispatched op came back: the op's account pays what the op measured,
+  // so the account's later deadlines move by the difference from the estimate it was tagged
+  // with. Call from this shard's thread (under the shard lock, like every other call). Returns
+  // the measured device time.
+  Seconds complete(const RunningOp& op, Seconds now) {
+    const Seconds measured = shares_.on_completion(op, now);
+    if (op.account != kNoAccount) qbox_.charge(op.account, measured - op.estimate);
+    return measured;
   }
 
   std::size_t size() const { return immediate_.size() + qbox_.size(); }

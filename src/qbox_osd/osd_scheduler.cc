@@ -85,7 +85,7 @@ qbox::OpTraits traits_of(const OpSchedulerItem& item) {
 // their transaction (doc/dev/qbox-in-osd.md says what that means for their cost).
 struct ThreadOp {
   const void* scheduler = nullptr;
-  qbox::RequestClass request_class;
+  qbox::RunningOp op;
 };
 thread_local ThreadOp t_running;
 
@@ -112,7 +112,7 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
     auto next = queue_.dequeue(now());
     if (next) {
       next->op.move_into(work);
-      t_running = {this, next->request_class};
+      t_running = {this, next->running};
     }
     return work;
   }
@@ -135,11 +135,13 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
   void finish_running() const {
     if (t_running.scheduler != this) return;
     t_running.scheduler = nullptr;
-    state_.shares.on_completion(t_running.request_class, now());
+    queue_.complete(t_running.op, now());
   }
 
   OsdState& state_;
-  qbox::ShardQueue<HeldItem> queue_;
+  // empty() is const in the OpScheduler ABI, yet it is where a thread whose shard has nothing
+  // more reports the op it ran: that completion charges the op's account in this queue.
+  mutable qbox::ShardQueue<HeldItem> queue_;
 };
 
 }  // namespace

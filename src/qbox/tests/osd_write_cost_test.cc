@@ -75,8 +75,8 @@ std::string run_backlogged(FakeOsd& osd, Seconds duration) {
       queue.enqueue(next++, {OpClass::client, 7, read ? kRead : kWrite}, now);
     }
     const auto op = queue.dequeue(now);
-    now = osd.run(op->request_class, now);
-    shares.on_completion(op->request_class, now);
+    now = osd.run(op->running.request_class, now);
+    queue.complete(op->running, now);
   }
   return shares.status_json({"active", "", "", "", 1}, now);
 }
@@ -115,8 +115,8 @@ TEST(OsdWriteCost, WithoutAThrottleWritesArePricedAtSubmission) {
       continue;
     }
     const auto op = queue.dequeue(now);
-    now = osd.run(op->request_class, now);
-    shares.on_completion(op->request_class, now);
+    now = osd.run(op->running.request_class, now);
+    queue.complete(op->running, now);
   }
   const std::string status = shares.status_json({"active", "", "", "", 1}, now);
   EXPECT_LT(field(status, "outstanding"), 0.1) << status;
@@ -129,8 +129,8 @@ TEST(OsdShares, BusyReportsRunningAndOutstandingFractions) {
   OsdShares shares(config, 0);
   ShardQueue<int> queue(shares);
   queue.enqueue(1, {OpClass::client, 5, kWrite}, 0.25);
-  queue.dequeue(0.75);
-  shares.on_completion(kWrite, 0.875);
+  const auto op = queue.dequeue(0.75);
+  queue.complete(op->running, 0.875);
   const std::string status = shares.status_json({"active", "", "", "", 1}, 1.0);
   EXPECT_NE(status.find(R"("busy":{"running":0.125,"outstanding":0.625})"), std::string::npos)
       << status;
@@ -150,12 +150,12 @@ TEST(OsdShares, ARequeuedOpKeepsTheOsdBusyUntilItCompletes) {
   OsdShares shares(config, 0);
   ShardQueue<int> queue(shares);
   queue.enqueue(1, {OpClass::client, 5, kRead}, 0.0);
-  queue.dequeue(0.0);
+  const auto first = queue.dequeue(0.0);
   // The OSD could not run it yet: back to the queue, then the thread comes back for more.
   queue.enqueue_front(1, {OpClass::client, 5, kRead}, 0.25);
-  shares.on_completion(kRead, 0.25);
-  queue.dequeue(0.5);
-  shares.on_completion(kRead, 0.75);
+  queue.complete(first->running, 0.25);
+  const auto again = queue.dequeue(0.5);
+  queue.complete(again->running, 0.75);
   const std::string status = shares.status_json({"active", "", "", "", 1}, 1.0);
   EXPECT_NE(status.find(R"("busy":{"running":0.5,"outstanding":0.75})"), std::string::npos)
       << status;

@@ -75,11 +75,14 @@ TEST(ShardQueue, ANewTableAppliesToTheNextEnqueue) {
   shares.set_table(table_of(0.6, 0.3), 0);
   queue.enqueue(2, {OpClass::client, 100, kRead}, 0);
   shares.status_json({"active", "", "", "", 1}, 0);
-  queue.dequeue(0);
-  queue.dequeue(0);
+  const auto first = queue.dequeue(0);
+  queue.complete(first->running, 0.25);
+  const auto second = queue.dequeue(0.25);
+  queue.complete(second->running, 0.75);
   const std::string status = shares.status_json({"active", "", "", "", 1}, 1.5);
-  // One op was queued while the owner was unreserved, one after the table named it.
-  EXPECT_NE(status.find(R"("name":"client.alice","owners":[100,101],"class":"client","target":0.6,"achieved":0.001,"backlogged":0,"ops":1)"),
+  // One op was queued while the owner was unreserved, one after the table named it; each is
+  // charged the time it ran.
+  EXPECT_NE(status.find(R"("name":"client.alice","owners":[100,101],"class":"client","target":0.6,"achieved":0.5,"backlogged":0.25,"ops":1)"),
             std::string::npos)
       << status;
   EXPECT_NE(status.find(R"("table_epoch":3)"), std::string::npos);
@@ -92,10 +95,17 @@ TEST(ShardQueue, RequeuedOpGoesAheadAndIsNotChargedAgain) {
   queue.enqueue(2, {OpClass::client, 5, kRead}, 0);
   auto first = queue.dequeue(0);
   queue.enqueue_front(std::move(first->op), {OpClass::client, 5, kRead}, 0);
-  EXPECT_EQ(queue.dequeue(0)->op, 1);
-  EXPECT_EQ(queue.dequeue(0)->op, 2);
+  queue.complete(first->running, 0.125);
+  auto again = queue.dequeue(0.125);
+  EXPECT_EQ(again->op, 1);
+  EXPECT_EQ(again->running.estimate, 0);
+  queue.complete(again->running, 0.25);
+  auto second = queue.dequeue(0.25);
+  EXPECT_EQ(second->op, 2);
+  queue.complete(second->running, 0.5);
   const std::string status = shares.status_json({"active", "", "", "", 1}, 1.0);
-  EXPECT_NE(status.find(R"("name":"unreserved","owners":[],"class":"client","target":0.85,"achieved":0.002,"backlogged":0,"ops":3,"queued":0)"),
+  // Charged what each run measured: 0.125 s before the requeue, 0.125 s again, 0.25 s.
+  EXPECT_NE(status.find(R"("name":"unreserved","owners":[],"class":"client","target":0.85,"achieved":0.5,"backlogged":0.25,"ops":3,"queued":0)"),
             std::string::npos)
       << status;
 }
@@ -106,7 +116,8 @@ TEST(OsdShares, BackloggedIsTheFractionOfTheWindowWithOpsQueued) {
   queue.enqueue(1, {OpClass::client, 5, kRead}, 0.25);
   queue.dequeue(0.75);
   const std::string status = shares.status_json({"active", "", "", "", 1}, 1.0);
-  EXPECT_NE(status.find(R"("name":"unreserved","owners":[],"class":"client","target":0.85,"achieved":0.001,"backlogged":0.5)"),
+  // Still running at the window's end: charged when it completes.
+  EXPECT_NE(status.find(R"("name":"unreserved","owners":[],"class":"client","target":0.85,"achieved":0,"backlogged":0.5)"),
             std::string::npos)
       << status;
 }
@@ -118,9 +129,9 @@ TEST(OsdShares, CostsComeFromCompletionsAndBusyTime) {
   Seconds now = 0;
   for (int i = 0; i < 2000; ++i) {
     queue.enqueue(i, {OpClass::client, 5, kRead}, now);
-    queue.dequeue(now);
+    const auto op = queue.dequeue(now);
     now += 0.002;
-    shares.on_completion(kRead, now);
+    queue.complete(op->running, now);
   }
   const std::string status = shares.status_json({"active", "", "", "", 1}, now);
   const auto at = status.find("\"rand_read\":");

@@ -2,6 +2,7 @@
 from typing import Dict, List, Optional, Sequence
 
 from .accounting import HoldAccounting
+from .lease import no_lease_detail
 from .settings import BATCH_OPS_MAX, Settings, SettingError
 from .topology import Topology
 
@@ -22,10 +23,12 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
                   setting_errors: Sequence[SettingError], failed: Dict[int, str],
                   device_problems: Dict[int, str], clock_problems: Sequence[str] = (),
                   mixing: Optional[Dict[str, List[str]]] = None,
-                  spread_error: Optional[SettingError] = None, loop_error: Optional[str] = None) -> Dict[str, dict]:
+                  spread_error: Optional[SettingError] = None, loop_error: Optional[str] = None,
+                  no_lease: Optional[Dict[int, str]] = None) -> Dict[str, dict]:
     """mixing: pool name -> PGs whose reads need write-phase shards now (reads.MixedReads);
     spread_error: release_spread_seconds too long for a pool (pacing.effective_spread);
-    loop_error: why the last control loop failed, while holding is suspended after it."""
+    loop_error: why the last control loop failed, while holding is suspended after it;
+    no_lease: osd -> its answer, for the OSDs that refused the Rails lease (lease.py)."""
     checks = {}
     if loop_error is not None:
         checks["RAILS_LOOP_ERROR"] = _check(
@@ -52,6 +55,10 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
         checks["RAILS_OSD_COMMAND_FAILED"] = _check(
             f"{len(failures)} OSD(s) did not take their Rails hold or release",
             [failures[osd] for osd in sorted(failures)])
+    if no_lease:
+        checks["RAILS_NO_LEASE"] = _check(
+            f"{len(no_lease)} OSD(s) are held without a Rails lease: if the rails module stops, their holds "
+            "end only by BlueStore's own bounds", no_lease_detail(no_lease))
     slow = accounting.slow_backlogs()
     if slow:
         checks["RAILS_BACKLOG_SLOW"] = _check(

@@ -5,7 +5,9 @@ Everything that decides lives in pure code (topology, controller, pacing, accoun
 devices, reads, clock, health, status); this file only feeds them the mgr's maps, the PG stats
 and the clock and carries their actions to the OSDs. All OSD settings go through `tell` (runtime
 only), never the config database, so an OSD that restarts comes back without a hold and the
-controller sends it its state again.
+controller sends it its state again. Every held OSD also has a lease (lease.py, src/rails_osd) that
+the loop renews: an OSD whose lease runs out, because this module was disabled or its mgr died,
+releases itself.
 """
 import json
 import threading
@@ -19,6 +21,7 @@ from .accounting import Counters, HoldAccounting, counters_from_perf_dump, kick_
 from .controller import OsdAction, Pacing, PhaseController, defer_interval_seconds, next_change
 from .devices import device_problems
 from .health import health_checks
+from .lease import NO_LEASE_ERRNO, cancel_command, grant_command, lapsed, lease_seconds
 from .pacing import effective_spread
 from .reads import MixedReads, pg_reads
 from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, over_budget_args,
@@ -66,6 +69,9 @@ class Module(MgrModule):
         self._topology = Topology()
         self._osdmap_epoch = -1
         self._failed: Dict[int, str] = {}
+        # OSDs that refused the lease (osd -> their answer): held as before, named by RAILS_NO_LEASE,
+        # and offered the lease again only with their next hold.
+        self._no_lease: Dict[int, str] = {}
         self._last_perf_read = 0.0
         self._health: Dict[str, dict] = {}
         self._device_problems: Dict[int, str] = {}
@@ -88,8 +94,9 @@ class Module(MgrModule):
     def shutdown(self) -> None:
         """serve() sees the flag, leaves its loop and releases every OSD before it returns (ceph-mgr
         joins it after this returns). `ceph mgr module disable` and a mgr fail-over never get
-        here: ceph-mgr re-executes itself without stopping its modules, and the OSDs' own bounds
-        (settings.hold_args) end their holds."""
+        here: ceph-mgr re-executes itself without stopping its modules: the OSDs' leases run out
+        and they release themselves (lease.py), and BlueStore's own bounds (settings.hold_args)
+        end the holds of OSDs without a lease."""
         self._stopping = True
         self._wakeup.set()
 
@@ -108,6 +115,7 @@ class Module(MgrModule):
             status["clocks"] = clock.describe(self._time_sync, self._mgr_clock)
             status["clock_problems"] = list(self._clock_problems)
             status["failed_commands"] = dict(self._failed)
+            status["no_lease"] = dict(self._no_lease)
             status["device_problems"] = list(self._device_problems.values())
         if format == "plain":
             text = render_plain(status)
@@ -120,6 +128,8 @@ class Module(MgrModule):
             text += f"releases spread over {status['release_spread_seconds']:.3f} s\n" + status["clocks"] + "\n"
             for osd, why in sorted(status["failed_commands"].items()):
                 text += f"osd.{osd}: last command failed: {why}\n"
+            for osd, why in sorted(status["no_lease"].items()):
+                text += f"osd.{osd}: no Rails lease, a hold ends only by BlueStore's bounds if the module stops: {why}\n"
             for problem in status["device_problems"]:
                 text += problem + "\n"
             return HandleCommandResult(0, text, "")
@@ -140,6 +150,7 @@ class Module(MgrModule):
         """One pass of the control loop; returns how long to sleep."""
         self._refresh_settings()
         self._refresh_topology()
+        self._renew_leases()
         now = time.time()
         with self._lock:
             holding = self._holding(now)
@@ -192,6 +203,7 @@ class Module(MgrModule):
             released = [osd for osd, (ret, _, _) in outcomes.items() if ret == 0]
             self._tell_many({osd: unslow_command() for osd in released})
             self._tell_many({osd: KICK_BENCH for osd in released})
+            self._cancel_leases(released)
             failed = {osd: f"{err.strip()} ({ret})" for osd, (ret, _, err) in outcomes.items() if ret != 0}
             if failed:
                 self.log.error("rails: %s: released %s; not released (BlueStore's own bounds end their "
@@ -292,6 +304,8 @@ class Module(MgrModule):
                 for a in actions}
         releasing = [a.osd for a in actions if not a.hold]
         before_kick = self._counters(releasing) if releasing else {}
+        # The lease goes first, so that no hold is ever in place without it on an OSD that has one.
+        self._grant_leases([a.osd for a in actions if a.hold])
         outcomes = self._tell_many(commands)
         released = []
         now = time.time()
@@ -309,6 +323,7 @@ class Module(MgrModule):
         for osd, (ret, _, err) in self._tell_many({osd: unslow_command() for osd in released}).items():
             if ret != 0:
                 self._record_failure(osd, f"release: restoring bluestore_throttle_bytes: {err.strip()} ({ret})")
+        self._cancel_leases(released)
         kicks, after = self._kick(released, before_kick)
         holding = [a.osd for a in actions if a.hold and outcomes[a.osd][0] == 0]
         after.update(self._counters(holding))
@@ -344,6 +359,65 @@ class Module(MgrModule):
                        if kicks[osd] < MAX_KICKS and osd in before and osd in after
                        and not kick_applied(before[osd], after[osd])]
         return kicks, after
+
+    def _lease_command(self) -> dict:
+        with self._lock:
+            poll = self._settings.poll_seconds
+        return grant_command(lease_seconds(poll, COMMAND_TIMEOUT_SECONDS), KICK_BENCH["size"])
+
+    def _grant_leases(self, osds: List[int]) -> List[int]:
+        """Grants or renews the lease of each OSD; returns those whose previous lease had run out
+        (they released themselves). An OSD without the lease command is recorded for
+        RAILS_NO_LEASE and works as before; any other failure is logged, and the next renewal
+        tries again."""
+        if not osds:
+            return []
+        command = self._lease_command()
+        outcomes = self._tell_many({osd: command for osd in osds})
+        ran_out = []
+        for osd, (ret, out, err) in sorted(outcomes.items()):
+            if ret == 0:
+                with self._lock:
+                    self._no_lease.pop(osd, None)
+                if lapsed(out):
+                    ran_out.append(osd)
+            elif ret == NO_LEASE_ERRNO:
+                why = err.strip().splitlines()[-1] if err.strip() else "refused"
+                with self._lock:
+                    new = osd not in self._no_lease
+                    self._no_lease[osd] = f"{why} ({ret})"
+                if new:
+                    self.log.warning("osd.%d refused the Rails lease (%s): it is held without one", osd, why)
+            else:
+                self.log.warning("osd.%d: granting the Rails lease failed: %s (%d)", osd, err.strip(), ret)
+        return ran_out
+
+    def _renew_leases(self) -> None:
+        """Renews the lease of every OSD the controller holds; an OSD whose lease ran out released
+        itself, so its state is forgotten and the next step() holds it again."""
+        with self._lock:
+            colored = set(self._topology.colored_osds())
+            for osd in set(self._no_lease) - colored:
+                del self._no_lease[osd]
+            held = sorted(osd for osd, state in self._controller.states().items()
+                          if state.held and osd not in self._no_lease)
+        ran_out = self._grant_leases(held)
+        if not ran_out:
+            return
+        with self._lock:
+            self._controller.reconcile({osd: False for osd in ran_out})
+            for osd in ran_out:
+                self._accounting.forget(osd)
+        self.log.warning("rails: OSDs %s released themselves when their lease ran out; holding them again", ran_out)
+
+    def _cancel_leases(self, osds: List[int]) -> None:
+        """Drops the leases of OSDs this module released itself; best effort, since a lease left
+        behind only applies the same release again when it runs out."""
+        with self._lock:
+            leased = [osd for osd in osds if osd not in self._no_lease]
+        for osd, (ret, _, err) in self._tell_many({osd: cancel_command() for osd in leased}).items():
+            if ret not in (0, NO_LEASE_ERRNO):
+                self.log.warning("osd.%d: cancelling the Rails lease failed: %s (%d)", osd, err.strip(), ret)
 
     def _record_failure(self, osd: int, why: str) -> None:
         with self._lock:
@@ -435,7 +509,7 @@ class Module(MgrModule):
             checks = health_checks(self._topology, self._accounting, self._settings,
                                    self._setting_errors, self._failed, self._device_problems,
                                    self._clock_problems, self._mixed.mixing(self._topology, time.time()),
-                                   self._spread_error, self._loop_error)
+                                   self._spread_error, self._loop_error, self._no_lease)
         if checks != self._health:
             self._health = checks
             self.set_health_checks(checks)

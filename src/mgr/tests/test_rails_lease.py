@@ -1,0 +1,164 @@
+"""The rails module's side of the OSD lease (rails/lease.py; the OSD's side is src/rails_osd): the
+lease carries the module's own release, is granted before every hold, renewed at every pass while
+the OSD is held and cancelled at its release; an OSD that refuses it is named by RAILS_NO_LEASE
+and held as before; an OSD whose lease ran out is held again."""
+import json
+import logging
+import threading
+import time
+import types
+
+import pytest
+
+from fake_mgr import forget_module, import_module_class
+from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
+from rails.lease import cancel_command, grant_command, lapsed, lease_seconds
+from rails.settings import release_args, unslow_command
+
+
+@pytest.fixture
+def module_class(monkeypatch):
+    yield import_module_class(monkeypatch, "rails")
+    forget_module("rails")
+
+
+def make_module(module_class, answer_lease):
+    """A module whose OSDs answer `rails lease` with answer_lease(osd, command) -> (r, outb, outs)
+    and every other command with success."""
+    class Mgr(module_class):
+        def __init__(self):
+            super().__init__()
+            self.log = logging.getLogger("rails-lease-test")
+            self.commands = []  # (osd, command) in the order sent
+            self.health = {}
+            profiles = {"rp": rails_profile(list(FOUR_COLORS), rails_frame="6", rails_guard="0.6")}
+            self.maps = {"osd_map": osd_map(profiles, {"rpool": "rp"}, [0, 1, 2, 3]),
+                         "osd_map_crush": crush_map(FOUR_COLORS)}
+
+        def get_module_option(self, name):
+            return {"poll_seconds": 0.05}.get(name)
+
+        def get_osdmap(self):
+            return types.SimpleNamespace(get_epoch=lambda: 1)
+
+        def get(self, what):
+            return {"pg_stats": []} if what == "pg_stats" else self.maps[what]
+
+        def get_metadata(self, kind, name):
+            return {"osd_objectstore": "bluestore", "bluefs_dedicated_wal": "1", "bluefs_dedicated_db": "1"}
+
+        def send_command(self, result, kind, name, command, inbuf):
+            osd, parsed = int(name), json.loads(command)
+            self.commands.append((osd, parsed))
+            if parsed["prefix"] == "rails lease":
+                result.r, result.outb, result.outs = answer_lease(osd, parsed)
+            else:
+                result.outb = "{}"
+            result.ev.set()
+
+        def mon_command(self, command):
+            return 0, "{}", ""
+
+        def set_health_checks(self, checks):
+            self.health = checks
+
+    return Mgr()
+
+
+def granted(osd, command):
+    return 0, json.dumps({"state": "active", "lapsed_at_last_grant": False}), ""
+
+
+def sent(module, osd):
+    """What `osd` was sent, in order: 'grant', 'cancel', 'hold', 'release' or other prefixes."""
+    words = []
+    for to, command in list(module.commands):
+        if to != osd:
+            continue
+        if command["prefix"] == "rails lease":
+            words.append("cancel" if command["args"] == ["cancel"] else "grant")
+        elif command["prefix"] == "injectargs":
+            words.append("hold" if command["injected_args"][0].endswith("=65535") else "release")
+        else:
+            words.append(command["prefix"])
+    return words
+
+
+def run_until(module, predicate, timeout=10.0):
+    thread = threading.Thread(target=module.serve, daemon=True)
+    thread.start()
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        time.sleep(0.02)
+    assert predicate(), module.commands[-5:]
+    return thread
+
+
+def stop(module, thread):
+    module.shutdown()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
+def test_the_lease_carries_the_modules_own_release():
+    command = grant_command(20.5, 4096)
+    assert command["prefix"] == "rails lease"
+    assert command["args"] == ["seconds=20.5",
+                               "release=" + ",".join(arg[2:] for arg in release_args()),
+                               "unset=" + unslow_command()["var"], "kick=4096"]
+    assert command["args"][1] == "release=bluestore_deferred_batch_ops=1,bluestore_throttle_cost_per_io=0"
+    assert cancel_command()["args"] == ["cancel"]
+
+
+def test_the_lease_outlasts_a_pass_with_two_timed_out_rounds():
+    assert lease_seconds(0.5, 10.0) == 20.5
+    assert lease_seconds(5.0, 10.0) == 25.0
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ('{"state": "active", "lapsed_at_last_grant": true}', True),
+    ('{"state": "active", "lapsed_at_last_grant": false}', False),
+    ("{}", False), ("not json", False), ("[]", False)])
+def test_a_grants_answer_says_whether_the_hold_lapsed(answer, expected):
+    assert lapsed(answer) is expected
+
+
+def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at_release(module_class):
+    module = make_module(module_class, granted)
+    held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
+    thread = run_until(module, lambda: held() and sent(module, held()[0]).count("grant") >= 3)
+    osd = held()[0]
+    words = sent(module, osd)
+    assert words.index("grant") < words.index("hold")
+    stop(module, thread)
+    words = sent(module, osd)
+    assert words[-1] in ("cancel", "bench") and "cancel" in words[words.index("release"):], words
+    assert "RAILS_NO_LEASE" not in module.health
+
+
+def test_an_osd_without_the_lease_is_held_as_before_and_named(module_class):
+    def refuse_on_osd_1(osd, command):
+        return (-22, "", "no valid command found\nError EINVAL: invalid command") if osd == 1 else granted(osd, command)
+    module = make_module(module_class, refuse_on_osd_1)
+    thread = run_until(module, lambda: "hold" in sent(module, 1) and "RAILS_NO_LEASE" in module.health)
+    check = module.health["RAILS_NO_LEASE"]
+    assert check["count"] == 1
+    assert check["detail"][0].startswith("osd.1 refused the Rails lease (Error EINVAL: invalid command (-22))")
+    time.sleep(0.3)
+    # It is not asked again at every pass, only with its next hold.
+    assert sent(module, 1).count("grant") == sent(module, 1).count("hold")
+    stop(module, thread)
+    assert "cancel" not in sent(module, 1)
+
+
+def test_an_osd_whose_lease_ran_out_is_held_again(module_class):
+    ran_out = {"osd": None}
+
+    def lapse_once(osd, command):
+        if ran_out["osd"] is None and command["args"] != ["cancel"] and "hold" in sent(module, osd):
+            ran_out["osd"] = osd
+            return 0, json.dumps({"state": "active", "lapsed_at_last_grant": True}), ""
+        return granted(osd, command)
+    module = make_module(module_class, lapse_once)
+    thread = run_until(module, lambda: ran_out["osd"] is not None and sent(module, ran_out["osd"]).count("hold") >= 2)
+    stop(module, thread)

@@ -5,7 +5,10 @@ names to the global ids the OSDs see, and a mgr restart keeping the table.
 Without QBOX_PLUGIN_DIR the OSDs run stock and the test expects QBOX_OSD_STOCK naming both. With
 QBOX_PLUGIN_DIR naming the directory of a built libec_qbox.so, the cluster is started with
 `start.sh --scheduler qbox` and every OSD must report the module's table epoch and the client's
-share, with the global id of its session, after a mgr restart and after an OSD restart too.
+share, with the global id of its session, after a mgr restart and after an OSD restart too; after a
+short rados bench gives the OSDs a random-read estimate, a throughput SLA for client.bob becomes a
+utilization at the dearest OSD's estimate, the OSDs take it, and it survives the mgr restart.
+Without the library, the SLA is refused with EAGAIN (no OSD estimates anything).
 
 Selected with -m cluster. Ports QBOX_E2E_PORT_BASE (default 20400).. and /tmp/qbox-mgr-e2e-*; the
 cluster is stopped at the end even on failure.
@@ -93,6 +96,7 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
     keyring = os.path.join(cluster_dir, "alice.keyring")
     with open(keyring, "w") as f:
         f.write(ceph(env, "auth", "get-or-create", "client.alice", "mon", "allow r", "osd", "allow rwx"))
+    ceph(env, "auth", "get-or-create", "client.bob", "mon", "allow r", "osd", "allow rwx")
     ceph(env, "qbox", "set", "client.alice", "0.3")
     ceph(env, "qbox", "set-background", "recovery", "0.2")
 
@@ -107,11 +111,23 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
         (("qbox", "set-background", "scrub", "0.1"), "class is 'scrub'; accepted: recovery or best_effort"),
         (("qbox", "rm", "client.bob"), "client client.bob is not in the qbox table"),
         (("qbox", "status", "--format", "yaml"), "format is 'yaml'; accepted: plain, json, json-pretty"),
+        (("qbox", "set-throughput", "client.nobody", "20", "4096", "read"), "which has no cephx key"),
+        (("qbox", "set-throughput", "client.bob", "0", "4096", "read"), "iops is '0'; accepted: a number of "
+                                                                        "operations per second greater than 0"),
+        (("qbox", "set-throughput", "client.bob", "nan", "4096", "read"), "iops is 'nan'"),
+        (("qbox", "set-throughput", "client.bob", "20", "4k", "read"), "size is '4k'; accepted: a whole number of "
+                                                                       "bytes from 1 to 134217728"),
+        (("qbox", "set-throughput", "client.bob", "20", "4096", "erase"), "op is 'erase'; accepted: read or write"),
+        (("qbox", "set-throughput", "client.bob", "20", "4096", "read", "sequential"),
+         "access is 'sequential'; accepted: seq or rand (default rand)"),
     ]
     for args, message in refusals:
         _, stderr = ceph_fails(env, *args)
         assert message in stderr, (args, stderr)
     assert "The sum now is 0.55" in ceph_fails(env, "qbox", "set", "client.alice", "0.8")[1]
+    if not any((osd.get("costs") or {}).get("rand_read") for osd in qbox_status(env)["osds"]):
+        code, stderr = ceph_fails(env, "qbox", "set-throughput", "client.bob", "20", "4096", "read")
+        assert code == 11 and "no OSD has estimated the cost of a rand_read op yet" in stderr, stderr
 
     # A session of alice: its global id must reach the table the OSDs get.
     ceph(env, "osd", "pool", "create", "qboxpool", "8", "8", "replicated")
@@ -137,12 +153,20 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
     finally:
         bench.kill()
         bench.wait()
+    if PLUGIN_DIR:
+        set_a_throughput_sla(env)
 
     before = qbox_status(env)
     restart_mgr(env, cluster_dir)
     after = wait_for("ceph qbox status after the mgr restart", lambda: qbox_status(env), 90)
     assert after["table"]["clients"][0]["utilization"] == 0.3
     assert after["table"]["background_recovery"] == 0.2 and after["epoch"] >= before["epoch"]
+    if PLUGIN_DIR:
+        [bob] = after["slas"]
+        assert (bob["name"], bob["iops"], bob["size"], bob["op"], bob["access"]) == \
+            ("client.bob", 20.0, 4096, "read", "rand")
+        assert bob["utilization"] == next(c["utilization"] for c in after["table"]["clients"]
+                                          if c["name"] == "client.bob")
     if PLUGIN_DIR:
         check_osds_took_the_table(env, None)
         # An OSD keeps nothing across a restart; the module gives it the table again.
@@ -152,9 +176,39 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
                         PLUGIN_DIR, "--scheduler", "qbox", "--timeout", "120"], check=True, timeout=200,
                        stdout=subprocess.DEVNULL)
         check_osds_took_the_table(env, None)
+    if PLUGIN_DIR:
+        ceph(env, "qbox", "rm", "client.bob")
     ceph(env, "qbox", "rm", "client.alice")
     assert wait_for("the table without alice", lambda: (qbox_status(env) or {"table": {"clients": [0]}})
                     ["table"]["clients"] == [], 30) is not None
+
+
+def set_a_throughput_sla(env):
+    """Reads give the OSDs a rand_read estimate; client.bob's 20 IOPS of 4 KiB random reads then
+    become 20 x the dearest OSD's estimate, which every OSD takes and the status shows."""
+    for phase in (["write", "-b", "4096", "--no-cleanup"], ["rand"]):
+        subprocess.run(["rados", "-p", "qboxpool", "bench", "8", *phase, "-t", "4"], env=env, check=True, timeout=120,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for("a rand_read estimate in qbox status", lambda: next(
+        (s for s in [qbox_status(env)] if s and any((o.get("costs") or {}).get("rand_read") for o in s["osds"])),
+        None), 60)
+    done = subprocess.run(["ceph", "qbox", "set-throughput", "client.bob", "20", "4096", "read"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("client.bob: 20 IOPS of 4096-byte random reads -> utilization 20 x "), done.stderr
+    [bob] = qbox_status(env)["slas"]
+    assert bob["cost_class"] == "rand_read" and bob["derived"] == pytest.approx(20 * bob["cost_seconds"])
+    assert f"  {'client.bob':<24} SLA 20 IOPS of 4096-byte random reads -> " in ceph(env, "qbox", "status")
+
+    def every_osd_has_bobs_utilization():
+        utilization = next(c["utilization"] for c in qbox_status(env)["table"]["clients"]
+                           if c["name"] == "client.bob")
+        for osd in range(OSDS):
+            status = json.loads(ceph(env, "tell", f"osd.{osd}", "qbox", "status"))
+            if [c["target"] for c in status["clients"] if c["name"] == "client.bob"] != [pytest.approx(utilization)]:
+                return False
+        return True
+    wait_for("every OSD to take client.bob's SLA utilization", every_osd_has_bobs_utilization, 60)
 
 
 def check_osds_took_the_table(env, owners):

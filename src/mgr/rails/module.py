@@ -12,7 +12,7 @@ releases itself.
 import json
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from mgr_module import CLIReadCommand, CommandResult, HandleCommandResult, MgrModule, NotifyType, Option
 
@@ -72,6 +72,8 @@ class Module(MgrModule):
         # OSDs that refused the lease (osd -> their answer): held as before, named by RAILS_NO_LEASE,
         # and offered the lease again only with their next hold.
         self._no_lease: Dict[int, str] = {}
+        # OSDs whose lease this module granted and has not cancelled.
+        self._leased: Set[int] = set()
         self._last_perf_read = 0.0
         self._health: Dict[str, dict] = {}
         self._device_problems: Dict[int, str] = {}
@@ -379,6 +381,7 @@ class Module(MgrModule):
             if ret == 0:
                 with self._lock:
                     self._no_lease.pop(osd, None)
+                    self._leased.add(osd)
                 if lapsed(out):
                     ran_out.append(osd)
             elif ret == NO_LEASE_ERRNO:
@@ -414,7 +417,8 @@ class Module(MgrModule):
         """Drops the leases of OSDs this module released itself; best effort, since a lease left
         behind only applies the same release again when it runs out."""
         with self._lock:
-            leased = [osd for osd in osds if osd not in self._no_lease]
+            leased = [osd for osd in osds if osd in self._leased]
+            self._leased.difference_update(leased)
         for osd, (ret, _, err) in self._tell_many({osd: cancel_command() for osd in leased}).items():
             if ret not in (0, NO_LEASE_ERRNO):
                 self.log.warning("osd.%d: cancelling the Rails lease failed: %s (%d)", osd, err.strip(), ret)

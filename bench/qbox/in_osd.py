@@ -7,8 +7,9 @@ whether two clients get the shares they were given.
                                [--depth N] [--emulate-time-scale X] [--bluestore-throttle BYTES]
 
 1. Overhead: rados bench 4 KiB writes then 4 KiB random reads (16 in flight), with the OSDs'
-   stock wpq and with QBox, alternating `--rounds` times on the same cluster (only the OSDs are
-   restarted between schedulers); prints the IOPS of each run and the QBox/wpq ratio of the means.
+   stock wpq and with QBox, in `--rounds` rounds on the same cluster (wpq qbox | qbox wpq | ...;
+   only the OSDs are restarted between schedulers); prints the IOPS and the OSDs' CPU time per
+   op of each run, the QBox/wpq ratios of each round and their median.
 2. Shares: two librados clients (one process each, 4 KiB random reads of objects each wrote first,
    --depth (32) in flight each; `--share-op write` for 4 KiB writes instead, `mixed` for client.a
    reading and client.b writing) given 0.3 and 0.6 of each OSD's device time (`qbox set` with
@@ -38,6 +39,8 @@ import time
 from pathlib import Path
 
 import rados
+
+import osd_share_eval as ev
 
 REPO = Path(__file__).resolve().parents[2]
 VSTART = REPO / "vstart-configs"
@@ -82,35 +85,58 @@ class Cluster:
                               text=True, timeout=timeout).stdout
 
     def bench(self, *args):
+        """rados bench: (average IOPS, ops completed)."""
         out = subprocess.run(["rados", "bench", "-p", POOL, *args], env=self.env, check=True,
                              capture_output=True, text=True, timeout=300).stdout
-        return float(re.search(r"^Average IOPS:\s+([0-9.]+)", out, re.M).group(1))
+        return (float(re.search(r"^Average IOPS:\s+([0-9.]+)", out, re.M).group(1)),
+                int(re.search(r"^Total (?:writes|reads) made:\s+([0-9]+)", out, re.M).group(1)))
+
+    def osd_cpu_seconds(self):
+        """User + system CPU seconds the OSD processes have used (/proc/<pid>/stat)."""
+        total = 0
+        for osd in range(self.args.osds):
+            pid = int((self.dir / "run" / f"osd.{osd}.pid").read_text())
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15
+        return total / os.sysconf("SC_CLK_TCK")
 
     def qbox_status(self, osd):
         return json.loads(self.ceph("tell", f"osd.{osd}", "qbox", "status"))
 
 
 def overhead(cluster, args):
+    """Alternates the schedulers as wpq qbox | qbox wpq | wpq qbox ... so that a load that drifts
+    during the run (other work on the machine) hits both alike; each round's ratio compares two
+    neighbouring runs. Besides IOPS, the OSDs' CPU seconds per op: on a shared machine the
+    throughput follows the load of others, what an OSD spends on an op much less so."""
     iops = {"wpq": {"write": [], "rand": []}, "qbox": {"write": [], "rand": []}}
+    cpu = {"wpq": {"write": [], "rand": []}, "qbox": {"write": [], "rand": []}}
     current = "wpq"
     for round_ in range(args.rounds):
-        for scheduler in ("wpq", "qbox"):
+        for scheduler in (("wpq", "qbox") if round_ % 2 == 0 else ("qbox", "wpq")):
             if scheduler != current:
                 cluster.restart_osds(scheduler)
                 current = scheduler
             run = f"r{round_}{scheduler}"
-            write = cluster.bench(str(args.seconds), "write", "-b", "4096", "-t", "16",
-                                  "--no-cleanup", "--run-name", run)
-            rand = cluster.bench(str(args.seconds), "rand", "-t", "16", "--run-name", run)
-            iops[scheduler]["write"].append(write)
-            iops[scheduler]["rand"].append(rand)
-            print(f"round {round_ + 1} {scheduler:4s}  4 KiB write {write:8.0f} IOPS   "
-                  f"4 KiB rand read {rand:8.0f} IOPS", flush=True)
+            row = {}
+            for mode, bench_args in (("write", ("write", "-b", "4096", "-t", "16", "--no-cleanup")),
+                                     ("rand", ("rand", "-t", "16"))):
+                before = cluster.osd_cpu_seconds()
+                rate, ops = cluster.bench(str(args.seconds), *bench_args, "--run-name", run)
+                per_op = (cluster.osd_cpu_seconds() - before) / ops if ops else float("nan")
+                iops[scheduler][mode].append(rate)
+                cpu[scheduler][mode].append(per_op)
+                row[mode] = f"{rate:8.0f} IOPS {per_op * 1e6:6.0f} us CPU/op"
+            print(f"round {round_ + 1} {scheduler:4s}  4 KiB write {row['write']}   "
+                  f"4 KiB rand read {row['rand']}   load {os.getloadavg()[0]:.1f}", flush=True)
     for mode, name in (("write", "4 KiB write"), ("rand", "4 KiB rand read")):
-        q = statistics.mean(iops["qbox"][mode])
-        w = statistics.mean(iops["wpq"][mode])
-        print(f"{name:16s} mean qbox {q:8.0f}  wpq {w:8.0f}  ratio qbox/wpq {q / w:.3f} "
-              f"(goal >= 0.95)", flush=True)
+        ratios, median = ev.overhead_ratios(list(zip(iops["wpq"][mode], iops["qbox"][mode])))
+        print(f"{name:16s} IOPS qbox/wpq per round " + " ".join(f"{r:.3f}" for r in ratios)
+              + f"  median {median:.3f} (goal >= 0.95)", flush=True)
+        # CPU per op the other way round (wpq's over QBox's), so that >= 0.95 reads the same way.
+        ratios, median = ev.overhead_ratios(list(zip(cpu["qbox"][mode], cpu["wpq"][mode])))
+        print(f"{name:16s} CPU/op wpq/qbox per round " + " ".join(f"{r:.3f}" for r in ratios)
+              + f"  median {median:.3f}", flush=True)
     return current
 
 

@@ -115,3 +115,43 @@ def share_errors(rows, alone, skip):
     if not windows:
         raise ValueError(f"no window ends after the first {skip:g} s")
     return black_box.per_client(windows), black_box.mean_total(windows)
+
+
+def overhead_ratios(rounds):
+    """QBox/wpq IOPS per round and their median, of [(wpq IOPS, qbox IOPS), ...] measured in
+    interleaved rounds. The median, not the mean: on a shared machine one round can be off by
+    2x (another engineer's build starts), and one such round should not decide the verdict."""
+    if not rounds:
+        raise ValueError("no rounds: at least one (wpq, qbox) pair is needed")
+    for wpq, qbox in rounds:
+        if wpq <= 0 or qbox < 0:
+            raise ValueError(f"round ({wpq}, {qbox}): IOPS must be >= 0 and wpq's > 0")
+    ratios = [qbox / wpq for wpq, qbox in rounds]
+    ordered = sorted(ratios)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return ratios, median
+
+
+def normalized_black_box(rows, skip):
+    """{client: black_box.ClientShare} of each client's black-box share divided by the sum of
+    the shares of its window, from osd_shares.py's per-window CSV rows (time_s, client, target,
+    black_box_share) after `skip` seconds. The plain black-box share divides by IOPS measured
+    alone, minutes earlier; when the machine's load changes in between, every client's share
+    moves by the same factor and the totals drift from 1. Dividing by the window's total takes
+    that factor out and keeps how the device was split, which is what the targets say."""
+    windows = {}
+    for r in rows:
+        if float(r["time_s"]) > skip:
+            windows.setdefault(r["time_s"], []).append(r)
+    pairs = {}
+    for members in windows.values():
+        total = sum(float(r["black_box_share"]) for r in members)
+        if total <= 0:
+            continue
+        for r in members:
+            pairs.setdefault(r["client"], []).append(
+                (float(r["target"]), float(r["black_box_share"]) / total))
+    if not pairs:
+        raise ValueError(f"no window after the first {skip:g} s with any client's share above 0")
+    return {client: black_box.share_stats(p) for client, p in pairs.items()}

@@ -80,3 +80,35 @@ def test_phase_means_split_windows_by_their_end():
     rows = ev.window_rows({"a": [0.5, 1.5, 1.6, 2.5, 2.6, 2.7]}, 1.0, 3.0, lambda t: {"a": 1.0})
     assert ev.phase_means(rows, {"first": (0.0, 1.0), "rest": (1.0, 3.0)}) == {
         "first": {"a": 1.0}, "rest": {"a": 2.5}}
+
+
+def test_overhead_ratio_is_per_round_and_the_median_of_them():
+    ratios, median = ev.overhead_ratios([(100, 90), (200, 100), (100, 99)])
+    assert ratios == pytest.approx([0.9, 0.5, 0.99])
+    assert median == pytest.approx(0.9)
+    _, even = ev.overhead_ratios([(100, 90), (100, 100)])
+    assert even == pytest.approx(0.95)
+
+
+@pytest.mark.parametrize("rounds, message", [([], "no rounds"), ([(0, 10)], "wpq's > 0"),
+                                             ([(10, -1)], "must be >= 0")])
+def test_overhead_ratio_refuses_rounds_it_cannot_divide(rounds, message):
+    with pytest.raises(ValueError, match=message):
+        ev.overhead_ratios(rounds)
+
+
+def test_normalized_black_box_takes_out_a_common_slowdown():
+    # Both clients ran 1.5x faster than alone (a quieter machine): shares 0.3/1.2 are 0.2/0.8.
+    rows = [{"time_s": t, "client": c, "target": tg, "black_box_share": s}
+            for t in ("2.000", "4.000", "6.000")
+            for c, tg, s in (("a", "0.2", "0.3"), ("b", "0.8", "1.2"))]
+    got = ev.normalized_black_box(rows, skip=2.0)
+    assert got["a"].windows == 2
+    assert got["a"].mean_share == pytest.approx(0.2)
+    assert got["b"].mean_error == pytest.approx(0.0)
+
+
+def test_normalized_black_box_needs_a_window_after_the_warmup():
+    rows = [{"time_s": "2.000", "client": "a", "target": "1", "black_box_share": "0.5"}]
+    with pytest.raises(ValueError, match="no window after the first 4 s"):
+        ev.normalized_black_box(rows, skip=4.0)

@@ -5,7 +5,8 @@
 #   osd-overhead  rados bench 4 KiB write and rand read with QBox inside the OSDs against wpq,
 #              4 rounds (wpq qbox | qbox wpq | ...) on one cluster of plain files (in_osd.py,
 #              ports 20900.., about 8 minutes); prints each round's QBox/wpq ratios of IOPS and
-#              of the OSDs' CPU time per op, and their medians
+#              of the OSDs' CPU time per op, and their medians, after QBox's own CPU per op
+#              (qbox-shard-overhead)
 #   file       the same figures on this machine's disk (file.sh, about 11 minutes)
 #   rados      the same figures on a RADOS pool of a cluster of its own (rados.sh, about 11 minutes)
 #   osd        QBox inside the OSDs against wpq and mclock_scheduler, figs. 3.2/3.2r/3.15 and an OSD
@@ -32,7 +33,7 @@ while (($#)); do
         simulated|overhead|osd-overhead|osd-quick|file|rados|osd|all) part=$1; shift ;;
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -48,8 +49,12 @@ overhead() {
 # on the machine hits both.
 osd_overhead() {
     mkdir -p "$out"
-    /usr/bin/python3 "$here/in_osd.py" --plugin-dir "$build/erasure-code" --no-shares --rounds 4 \
-        --port-base 20900 --dir /tmp/erails-qbox-osd-overhead | tee "$out/osd_overhead.txt"
+    {
+        echo "QBox's own CPU per op (shard queue and OSD-wide accounting, qbox-shard-overhead):"
+        "$build/src/qbox/tests/qbox-shard-overhead"
+        /usr/bin/python3 "$here/in_osd.py" --plugin-dir "$build/erasure-code" --no-shares --rounds 4 \
+            --port-base 20900 --dir /tmp/erails-qbox-osd-overhead
+    } | tee "$out/osd_overhead.txt"
 }
 
 # One cluster per device kind, one after the other (ports 20600-20899); each run's printout,

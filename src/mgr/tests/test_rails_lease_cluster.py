@@ -1,0 +1,158 @@
+"""The Rails lease end to end (src/rails_osd, rails/lease.py), on a local cluster of its own: 3
+BlueStore OSDs, one color each, an erails 2+1 pool, the rails module from this source tree, and a
+writer whose every acknowledged write is read back at the end.
+
+`ceph mgr module disable rails` (ceph-mgr re-executes itself without stopping the module) and a
+SIGKILLed mgr must both leave every OSD released within the lease: each OSD's lease runs out
+without renewal and the OSD applies the module's release by itself.
+
+Needs the erails plugin built (ERAILS_PLUGIN_DIR). Selected with -m cluster; ports
+RAILS_LEASE_PORT_BASE (22000) upwards, /tmp/rails-lease-*; the cluster is stopped at the end even on
+failure.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+import rados
+
+from ack_workload import AckWorkload, verify_acked
+from local_mgr import restart_mgr, wait_for
+from rails.settings import BATCH_OPS_MAX
+
+pytestmark = pytest.mark.cluster
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+PORT_BASE = os.environ.get("RAILS_LEASE_PORT_BASE", "22000")
+OSDS = 3
+FRAME_SECONDS = 4
+POOL = "leasepool"
+# What a lease may take beyond its length to end a hold here: the lease thread's wake-up, the
+# release's three admin-socket commands and one `ceph tell` round per OSD to see it, on a loaded
+# 2-core machine.
+RELEASE_MARGIN_SECONDS = 10.0
+
+
+def ceph(env, *args, timeout=60):
+    done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"ceph {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def held_osds(env):
+    """The OSDs whose bluestore_deferred_batch_ops is the hold's value, asked all at once."""
+    tells = {osd: subprocess.Popen(["ceph", "tell", f"osd.{osd}", "config", "get", "bluestore_deferred_batch_ops",
+                                    "-f", "json"], env=env, stdout=subprocess.PIPE, text=True)
+             for osd in range(OSDS)}
+    held = []
+    for osd, tell in tells.items():
+        out, _ = tell.communicate(timeout=60)
+        assert tell.returncode == 0, f"ceph tell osd.{osd} config get failed"
+        if json.loads(out)["bluestore_deferred_batch_ops"] == str(BATCH_OPS_MAX):
+            held.append(osd)
+    return held
+
+
+def lease_of(env, osd):
+    return json.loads(ceph(env, "tell", f"osd.{osd}", "rails", "lease", "-f", "json"))
+
+
+def mgr_pid(cluster_dir):
+    with open(os.path.join(cluster_dir, "run", "mgr.x.pid")) as f:
+        return int(f.read().strip())
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    plugin_dir = os.environ.get("ERAILS_PLUGIN_DIR")
+    if not plugin_dir or not os.path.exists(os.path.join(plugin_dir, "libec_erails.so")):
+        pytest.skip("ERAILS_PLUGIN_DIR must name the directory holding the built libec_erails.so")
+    cluster_dir = tempfile.mkdtemp(prefix="rails-lease-")
+    start = [os.path.join(REPO, "vstart-configs", "start.sh"), "--dir", cluster_dir, "--osds", str(OSDS),
+             "--port-base", PORT_BASE, "--plugin-dir", plugin_dir, "--block-size", "1G", "--timeout", "120"]
+    try:
+        subprocess.run(start, check=True, timeout=240)
+        env = dict(os.environ, CEPH_CONF=os.path.join(cluster_dir, "ceph.conf"))
+        yield env, cluster_dir
+    finally:
+        subprocess.run(f"grep -h 'rails' {cluster_dir}/log/mgr.x.log | tail -20; "
+                       f"grep -h 'erails rails' {cluster_dir}/log/osd.*.log", shell=True)
+        subprocess.run([os.path.join(REPO, "vstart-configs", "stop.sh"), "--dir", cluster_dir], timeout=120)
+        shutil.rmtree(cluster_dir, ignore_errors=True)
+
+
+def enable_module(env, cluster_dir):
+    module_dir = os.path.join(cluster_dir, "mgr-modules")
+    os.makedirs(module_dir, exist_ok=True)
+    for name in os.listdir("/usr/share/ceph/mgr"):
+        if name != "rails":
+            os.symlink(os.path.join("/usr/share/ceph/mgr", name), os.path.join(module_dir, name))
+    os.symlink(os.path.join(MGR_SOURCE, "rails"), os.path.join(module_dir, "rails"))
+    ceph(env, "config", "set", "mgr", "mgr_module_path", module_dir)
+    restart_mgr(env, cluster_dir)
+    wait_for("the mgr to offer the rails module", lambda: "rails" in ceph(env, "mgr", "module", "ls"), 90)
+    ceph(env, "mgr", "module", "enable", "rails")
+
+
+def wait_for_a_leased_hold(env):
+    """Waits until some OSD holds, then checks that its lease is active; returns the held OSDs and
+    the lease's length."""
+    held = wait_for("an OSD held by the module", lambda: held_osds(env), 90, interval=0.2)
+    leases = {osd: lease_of(env, osd) for osd in held}
+    active = [lease for lease in leases.values() if lease["state"] == "active"]
+    assert active, leases
+    return held, active[0]["lease_seconds"]
+
+
+def wait_until_released(env, what, lease_seconds):
+    """Every OSD released within the lease (plus the margin) of the controller's end."""
+    ended = time.time()
+    wait_for(f"every OSD released after {what}", lambda: not held_osds(env),
+             lease_seconds + RELEASE_MARGIN_SECONDS, interval=1.0)
+    return time.time() - ended
+
+
+def test_a_disabled_or_killed_module_leaves_no_osd_held(cluster):
+    env, cluster_dir = cluster
+    colors = []
+    for osd in range(OSDS):
+        ceph(env, "osd", "crush", "add-bucket", f"color{osd}", "rack")
+        ceph(env, "osd", "crush", "move", f"color{osd}", "root=default")
+        ceph(env, "osd", "crush", "move", f"host-{osd}", f"rack=color{osd}")
+        colors.append(f"color{osd}")
+    ceph(env, "osd", "erasure-code-profile", "set", "leaseprofile", "plugin=erails", "k=2", "m=1",
+         "crush-colors=" + ",".join(colors), f"rails-frame={FRAME_SECONDS}")
+    ceph(env, "osd", "pool", "create", POOL, "8", "8", "erasure", "leaseprofile")
+    enable_module(env, cluster_dir)
+
+    client = rados.Rados(conffile=env["CEPH_CONF"])
+    client.connect(timeout=60)
+    workload = AckWorkload(client, POOL, writers=2, max_size=64 << 10, prefix="lease").start()
+    try:
+        held, lease_seconds = wait_for_a_leased_hold(env)
+        ceph(env, "mgr", "module", "disable", "rails")
+        took = wait_until_released(env, "mgr module disable", lease_seconds)
+        print(f"\nheld {held} at disable; all released {took:.1f} s later (lease {lease_seconds:g} s); "
+              f"load {os.getloadavg()}", flush=True)
+        released_themselves = [osd for osd in held if lease_of(env, osd)["self_releases"] > 0]
+        assert released_themselves, {osd: lease_of(env, osd) for osd in held}
+
+        ceph(env, "mgr", "module", "enable", "rails")
+        held, lease_seconds = wait_for_a_leased_hold(env)
+        os.kill(mgr_pid(cluster_dir), signal.SIGKILL)
+        took = wait_until_released(env, "SIGKILL of the mgr", lease_seconds)
+        print(f"held {held} at the mgr's SIGKILL; all released {took:.1f} s later; load {os.getloadavg()}",
+              flush=True)
+        subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)
+    finally:
+        workload.stop()
+    wrong = verify_acked(client, POOL, workload.acked)
+    client.shutdown()
+    assert workload.acked, "no write was acknowledged"
+    assert not wrong, wrong[:5]

@@ -4,11 +4,11 @@ held bytes sampled throughout (qa/workunits/erails/rails_faults.py). About 20 mi
 runs only with --faults (ctest -L faults); see doc/rails.rst, "Turning it off".
 
 Goals checked: no acknowledged write lost and the pool deep-scrubs clean; no OSD held once
-`mgr/rails/active false` took effect; held bytes never above mgr/rails/held_bytes_budget, with
-or without a mgr; without a mgr, no held write waits longer than BlueStore's own bound
-(bluestore_max_defer_interval and a third of it, the interval of its checks). What
-`ceph mgr module disable` leaves held is reported, not checked: ceph-mgr re-executes itself
-without stopping the module, so only BlueStore's bounds act on those OSDs.
+`mgr/rails/active false` took effect, nor once the module was disabled or its mgr killed for
+longer than the Rails lease (the OSDs' leases run out and they release themselves, src/rails_osd);
+held bytes never above mgr/rails/held_bytes_budget, with or without a mgr; without a mgr, no held
+write waits longer than BlueStore's own bound (bluestore_max_defer_interval and a third of it,
+the interval of its checks).
 """
 import json
 import os
@@ -123,7 +123,7 @@ def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster):
             result.notes.append(f"held when killed {run.wait_until_some_osd_holds()}")
             kill_mgr(cluster)
             time.sleep(without_mgr)
-            result.notes.append(f"held before the mgr restarted {held_now(cluster.rados, osds)}")
+            result.held_after_off = held_now(cluster.rados, osds)
             start_mgr(cluster)
             run.wait_for_module()
             time.sleep(SETTLE_SECONDS)
@@ -148,6 +148,7 @@ def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster):
             cluster.start_osd(victim)
             cluster.wait_osd(victim, up=True, timeout=120)
             time.sleep(without_mgr)
+            result.held_after_off = held_now(cluster.rados, osds)
             start_mgr(cluster)
             run.wait_for_module()
             time.sleep(2 * FRAME_SECONDS)
@@ -164,6 +165,11 @@ def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster):
     assert not wrong, wrong[:5]
     assert not inconsistent
     assert off.held_after_off == [], f"OSDs held with mgr/rails/active false: {off.held_after_off}"
+    # Each of these left the OSDs without a module for without_mgr, longer than the Rails lease
+    # (rails/lease.py, lease_seconds).
+    for result in (disabled, killed_mgr, combined_fault):
+        assert result.held_after_off == [], f"{result.name}: OSDs held after their leases ran out: " \
+                                            f"{result.held_after_off}"
     over = [r.line(BUDGET) for r in run.results if r.max_held_bytes > BUDGET]
     assert not over, over
     late = [r.line(BUDGET) for r in (disabled, killed_mgr, combined_fault) if r.longest_wait > bound + FRAME_SECONDS]

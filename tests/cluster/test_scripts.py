@@ -54,6 +54,30 @@ def test_start_refuses_loop_data_on_a_cluster_created_without_it(tmp_path):
     assert (cluster / "cluster.params").read_text() == params
 
 
+@pytest.mark.parametrize("args,named", [
+    (["--seconds", "0"], "--seconds must be 1..120, got '0'"),
+    (["--rails-seconds", "5"], "--rails-seconds must be 10..600, got '5'"),
+    (["--latency-seconds", "9"], "--latency-seconds must be 10..600, got '9'"),
+    (["--latency-seconds", "half"], "--latency-seconds must be 10..600, got 'half'"),
+    (["--plugin-dir", "/nonexistent"], "no libec_erails.so in /nonexistent"),
+])
+def test_demo_refuses_bad_arguments(tmp_path, args, named):
+    done = subprocess.run([str(REPO / "vstart-configs" / "demo.sh"), "--dir", str(tmp_path / "c")] + args,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert named in done.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_demo_latency_helper_needs_an_emulated_cluster(tmp_path):
+    done = subprocess.run(["/usr/bin/python3", str(REPO / "vstart-configs" / "rails_latency.py"), "--conf", "c",
+                           "--cluster-dir", str(tmp_path), "--pool", "p", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=30,
+                          env={"PYTHONPATH": f"{REPO}/bench/rails:{REPO}/src/mgr"})
+    assert done.returncode != 0
+    assert f"--cluster-dir {tmp_path}: no emulator/model.conf" in done.stderr
+
+
 @pytest.mark.parametrize("script", ["stop.sh", "status.sh"])
 def test_stop_and_status_need_a_cluster(tmp_path, script):
     done = subprocess.run([str(REPO / "vstart-configs" / script), "--dir", str(tmp_path)],

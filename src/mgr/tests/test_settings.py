@@ -42,15 +42,18 @@ def test_every_bad_value_is_named_at_once_and_keeps_its_previous_value_while_goo
 
 
 def test_a_hold_is_bounded_by_bluestore_itself_in_bytes_and_in_time():
-    args = dict(a[2:].split("=") for a in hold_args(Settings(prefer_deferred_size=65536), 42.5))
+    args = dict(a[2:].split("=") for a in hold_args(Settings(prefer_deferred_size=65536, held_bytes_budget=512 << 20),
+                                                    42.5))
     # BlueStore applies a hold at half of bluestore_throttle_bytes + bluestore_throttle_deferred_bytes,
-    # counting each transaction's bytes plus bluestore_throttle_cost_per_io: the 512 MiB budget
+    # counting each transaction's bytes plus bluestore_throttle_cost_per_io: a 512 MiB budget
     # less the 64 MiB that may be in flight past that point.
     assert args == {"bluestore_deferred_batch_ops": "65535", "bluestore_max_defer_interval": "42.5",
                     "bluestore_throttle_cost_per_io": "1", "bluestore_throttle_bytes": str(64 << 20),
                     "bluestore_throttle_deferred_bytes": str((2 * 448 - 64) << 20),
                     "bluestore_max_deferred_txc": "1000000", "bluestore_prefer_deferred_size": "65536"}
-    assert self_applied_bytes(Settings()) == 448 << 20
+    assert self_applied_bytes(Settings(held_bytes_budget=512 << 20)) == 448 << 20
+    # The default budget, 128 MiB: a quarter of it may be in flight.
+    assert self_applied_bytes(Settings()) == 96 << 20
     small = Settings(held_bytes_budget=4 << 20)
     throttles = dict(a[2:].split("=") for a in hold_args(small, 10))
     in_flight = int(throttles["bluestore_throttle_bytes"])

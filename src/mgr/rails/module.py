@@ -396,14 +396,17 @@ class Module(MgrModule):
         return ran_out
 
     def _renew_leases(self) -> None:
-        """Renews the lease of every OSD the controller holds; an OSD whose lease ran out released
-        itself, so its state is forgotten and the next step() holds it again."""
+        """Renews the lease of every up OSD the controller holds; an OSD whose lease ran out
+        released itself, so its state is forgotten and the next step() holds it again. A down OSD
+        is left out: it would hold every pass up for the command timeout, and it comes back
+        without its hold anyway."""
         with self._lock:
             colored = set(self._topology.colored_osds())
             for osd in set(self._no_lease) - colored:
                 del self._no_lease[osd]
+            up = set(self._topology.up_osds)
             held = sorted(osd for osd, state in self._controller.states().items()
-                          if state.held and osd not in self._no_lease)
+                          if state.held and osd in up and osd not in self._no_lease)
         ran_out = self._grant_leases(held)
         if not ran_out:
             return

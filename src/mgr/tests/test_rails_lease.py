@@ -31,15 +31,21 @@ def make_module(module_class, answer_lease):
             self.log = logging.getLogger("rails-lease-test")
             self.commands = []  # (osd, command) in the order sent
             self.health = {}
+            self.epoch = 1
+            self.set_down([])
+
+        def set_down(self, down):
+            """A new OSD map in which the OSDs of `down` are down."""
             profiles = {"rp": rails_profile(list(FOUR_COLORS), rails_frame="6", rails_guard="0.6")}
-            self.maps = {"osd_map": osd_map(profiles, {"rpool": "rp"}, [0, 1, 2, 3]),
+            self.maps = {"osd_map": osd_map(profiles, {"rpool": "rp"}, [0, 1, 2, 3], down=down),
                          "osd_map_crush": crush_map(FOUR_COLORS)}
+            self.epoch += 1
 
         def get_module_option(self, name):
             return {"poll_seconds": 0.05}.get(name)
 
         def get_osdmap(self):
-            return types.SimpleNamespace(get_epoch=lambda: 1)
+            return types.SimpleNamespace(get_epoch=lambda: self.epoch)
 
         def get(self, what):
             return {"pg_stats": []} if what == "pg_stats" else self.maps[what]
@@ -163,4 +169,18 @@ def test_an_osd_whose_lease_ran_out_is_held_again(module_class):
         return granted(osd, command)
     module = make_module(module_class, lapse_once)
     thread = run_until(module, lambda: ran_out["osd"] is not None and sent(module, ran_out["osd"]).count("hold") >= 2)
+    stop(module, thread)
+
+
+def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
+    """A renewal to a down OSD would hold every pass up for the command timeout."""
+    module = make_module(module_class, granted)
+    held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
+    thread = run_until(module, lambda: held())
+    osd = held()[0]
+    module.set_down([osd])
+    time.sleep(0.3)
+    before = sent(module, osd).count("grant")
+    time.sleep(0.5)
+    assert sent(module, osd).count("grant") == before
     stop(module, thread)

@@ -155,3 +155,41 @@ def normalized_black_box(rows, skip):
     if not pairs:
         raise ValueError(f"no window after the first {skip:g} s with any client's share above 0")
     return {client: black_box.share_stats(p) for client, p in pairs.items()}
+
+
+def read_service_seconds(model, size):
+    """A read's service time on the SSD model of src/devices (ssd.h, "Timing"): read_latency +
+    size * parallelism / read_bandwidth, of `model`, a {key: number} of the model file's section.
+    time_scale multiplies every read alike, so shares computed from it leave it out."""
+    for key in ("read_latency", "read_bandwidth", "parallelism"):
+        if key not in model:
+            raise ValueError(f"model: no '{key}'; the SSD model's read keys are needed")
+    if model["read_bandwidth"] <= 0:
+        raise ValueError(f"model: read_bandwidth is {model['read_bandwidth']}; expected > 0")
+    return model["read_latency"] + size * model["parallelism"] / model["read_bandwidth"]
+
+
+def model_device_shares(rows, sizes, model, skip):
+    """{client: black_box.ClientShare} of each reader's part of the device time the model gives the
+    readers' completions, per window: IOPS * read_service_seconds(its size) over the sum of that.
+    Unlike the black-box share it does not assume a client alone could keep the OSDs busy (a
+    sequential reader, one object at a time, cannot), only that the device serves each read in the
+    model's time. Reads only: a write's device time depends on BlueStore's later work and GC."""
+    windows = {}
+    for r in rows:
+        if float(r["time_s"]) > skip:
+            if r["client"] not in sizes:
+                raise ValueError(f"no read size for client {r['client']}")
+            windows.setdefault(r["time_s"], []).append(r)
+    pairs = {}
+    for members in windows.values():
+        used = {r["client"]: float(r["iops"]) * read_service_seconds(model, sizes[r["client"]])
+                for r in members}
+        total = sum(used.values())
+        if total <= 0:
+            continue
+        for r in members:
+            pairs.setdefault(r["client"], []).append((float(r["target"]), used[r["client"]] / total))
+    if not pairs:
+        raise ValueError(f"no window after the first {skip:g} s in which any reader completed a read")
+    return {client: black_box.share_stats(p) for client, p in pairs.items()}

@@ -4,7 +4,7 @@ clients of their own cephx names, and an OSD killed and restarted under client l
 
   python3 bench/qbox/osd_shares.py --plugin-dir <build>/erasure-code --device hdd|ssd|files
                                    [--time-scale X] [--out DIR] [--recovery] [--port-base P]
-                                   [--dir DIR] [--seconds S]
+                                   [--dir DIR] [--seconds S] [--op-shards N --shard-threads T]
 
 One run, on one cluster (2 BlueStore OSDs, a size-2 pool with min_size 1, the qbox mgr module
 enabled from this tree): the clients connect once and write their objects; each runs alone
@@ -560,7 +560,24 @@ def main(argv):
     parser.add_argument("--tag", default="", help="added to the outputs' prefix (osd_<device>_<tag>)")
     parser.add_argument("--figures", default="3.2,3.2r,3.15", help="comma-separated, of 3.2, 3.2r and 3.15")
     parser.add_argument("--schedulers", default=",".join(SCHEDULERS))
+    parser.add_argument("--op-shards", type=int, metavar="N",
+                        help="osd_op_num_shards of every OSD (start.sh: 2); with --shard-threads")
+    parser.add_argument("--shard-threads", type=int, metavar="T",
+                        help="osd_op_num_threads_per_shard of every OSD (start.sh: Ceph's 1 on files)")
     args = parser.parse_args(argv)
+    for name, value in (("--op-shards", args.op_shards), ("--shard-threads", args.shard_threads)):
+        if value is not None and not 1 <= value <= 16:
+            parser.error(f"{name}: got {value}; expected a whole number from 1 to 16")
+    # A shard's queue orders only that shard's ops, so with several shards a client whose ops
+    # all land in one shard gets that shard's thread whatever its share (doc/dev/qbox-in-osd.md);
+    # one shard of several threads puts every op of the OSD in one queue. start.sh writes the
+    # shard count into ceph.conf, which outranks the monitors' config; the command line (here
+    # CEPH_ARGS, which every daemon start.sh starts inherits) outranks ceph.conf.
+    shard_args = [f"--{o} {v}" for o, v in (("osd_op_num_shards", args.op_shards),
+                                            ("osd_op_num_threads_per_shard", args.shard_threads))
+                  if v is not None]
+    if shard_args:
+        os.environ["CEPH_ARGS"] = " ".join(filter(None, [os.environ.get("CEPH_ARGS", "")] + shard_args))
     if not (Path(args.plugin_dir) / "libec_qbox.so").exists():
         parser.error(f"--plugin-dir: no libec_qbox.so in '{args.plugin_dir}'")
     figures = [f for f in args.figures.split(",") if f]
@@ -580,6 +597,8 @@ def main(argv):
     args.dir = args.dir or f"/tmp/erails-qbox-osd-shares-{args.device}"
     Path(args.out).mkdir(parents=True, exist_ok=True)
     device = f"emulated {model} time_scale {args.time_scale:g}" if model else "plain files"
+    if shard_args:
+        device += ", " + " ".join(shard_args)
     conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {OSDS} OSDs, BlueStore on {device}; "
                   f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
     log(conditions[0])

@@ -112,3 +112,29 @@ def test_normalized_black_box_needs_a_window_after_the_warmup():
     rows = [{"time_s": "2.000", "client": "a", "target": "1", "black_box_share": "0.5"}]
     with pytest.raises(ValueError, match="no window after the first 4 s"):
         ev.normalized_black_box(rows, skip=4.0)
+
+
+DRIVE = {"read_latency": 100e-6, "read_bandwidth": 300e6, "parallelism": 4}
+
+
+def test_model_device_shares_weigh_reads_by_their_service_time():
+    # 128 KiB costs 100 us + 1747.6 us; 4 KiB 100 us + 54.6 us: 10 big and 120 small reads per
+    # second use 18.48 ms and 18.54 ms of the device, about half each.
+    rows = [{"time_s": t, "client": c, "target": tg, "iops": n}
+            for t in ("2.000", "4.000") for c, tg, n in (("big", "0.5", "10"), ("small", "0.5", "120"))]
+    got = ev.model_device_shares(rows, {"big": 131072, "small": 4096}, DRIVE, skip=0)
+    assert got["big"].mean_share == pytest.approx(0.4992, abs=1e-3)
+    assert got["small"].windows == 2
+
+
+@pytest.mark.parametrize("model, message", [({"read_latency": 1e-4, "parallelism": 4}, "no 'read_bandwidth'"),
+                                            ({**DRIVE, "read_bandwidth": 0}, "expected > 0")])
+def test_model_device_shares_need_the_models_read_keys(model, message):
+    with pytest.raises(ValueError, match=message):
+        ev.read_service_seconds(model, 4096)
+
+
+def test_model_device_shares_refuse_a_client_without_a_size():
+    rows = [{"time_s": "6.000", "client": "writer", "target": "1", "iops": "5"}]
+    with pytest.raises(ValueError, match="no read size for client writer"):
+        ev.model_device_shares(rows, {}, DRIVE, skip=4)

@@ -63,6 +63,9 @@ class Lease {
   // When the lease runs out, if it is active.
   std::optional<double> deadline() const;
 
+  // The length of the last lease granted (0 before the first).
+  double lease_seconds() const { return grant_.seconds; }
+
   // The plan to apply, exactly once, when the lease ran out at or before `now`; then the lease is
   // "released" until the next grant.
   std::optional<ReleasePlan> take_expired(double now);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,13 +91,14 @@ class OsdLease final : public ceph_osd::SyncAdminSocketHook {
       }
       const auto plan = lease_.take_expired(at);
       if (!plan) continue;
-      const double late = at - *deadline;
+      const double length = lease_.lease_seconds();
       lock.unlock();
       const auto [ok, detail] = apply(*plan);
       lock.lock();
       lease_.record_release(now(), ok, detail);
-      ceph_osd::log_to_daemon(cct_, kLibrary, "the Rails lease ran out without renewal " + std::to_string(late) +
-                                       " s ago; " +
+      std::ostringstream why;
+      why << "the Rails lease of " << length << " s ran out without renewal; ";
+      ceph_osd::log_to_daemon(cct_, kLibrary, why.str() +
                                        (ok ? "released this OSD: " : "releasing this OSD failed: ") + detail);
     }
   }

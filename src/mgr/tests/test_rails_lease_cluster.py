@@ -135,21 +135,21 @@ def test_a_disabled_or_killed_module_leaves_no_osd_held(cluster):
     client.connect(timeout=60)
     workload = AckWorkload(client, POOL, writers=2, max_size=64 << 10, prefix="lease").start()
     try:
-        held, lease_seconds = wait_for_a_leased_hold(env)
-        ceph(env, "mgr", "module", "disable", "rails")
-        took = wait_until_released(env, "mgr module disable", lease_seconds)
-        print(f"\nheld {held} at disable; all released {took:.1f} s later (lease {lease_seconds:g} s); "
-              f"load {os.getloadavg()}", flush=True)
-        released_themselves = [osd for osd in held if lease_of(env, osd)["self_releases"] > 0]
-        assert released_themselves, {osd: lease_of(env, osd) for osd in held}
-
-        ceph(env, "mgr", "module", "enable", "rails")
+        # The kill first: the restarted mgr runs the module again without an enable, and the
+        # disable last leaves nothing to restart, one mgr start less than the other order.
         held, lease_seconds = wait_for_a_leased_hold(env)
         os.kill(mgr_pid(cluster_dir), signal.SIGKILL)
         took = wait_until_released(env, "SIGKILL of the mgr", lease_seconds)
-        print(f"held {held} at the mgr's SIGKILL; all released {took:.1f} s later; load {os.getloadavg()}",
-              flush=True)
+        print(f"\nheld {held} at the mgr's SIGKILL; all released {took:.1f} s later (lease {lease_seconds:g} s); "
+              f"load {os.getloadavg()}", flush=True)
+        released_themselves = [osd for osd in held if lease_of(env, osd)["self_releases"] > 0]
+        assert released_themselves, {osd: lease_of(env, osd) for osd in held}
         subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)
+
+        held, lease_seconds = wait_for_a_leased_hold(env)
+        ceph(env, "mgr", "module", "disable", "rails")
+        took = wait_until_released(env, "mgr module disable", lease_seconds)
+        print(f"held {held} at disable; all released {took:.1f} s later; load {os.getloadavg()}", flush=True)
     finally:
         workload.stop()
     wrong = verify_acked(client, POOL, workload.acked)

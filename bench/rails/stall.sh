@@ -9,7 +9,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 plugin_dir=${ERAILS_PLUGIN_DIR:-$repo/build/erasure-code}
 cluster_dir=$repo/cluster-stall
-port_base=17350
+port_base=17400
 stall_args=()
 while (($#)); do
     case $1 in

@@ -109,7 +109,7 @@ class Module(MgrModule):
             return HandleCommandResult(-22, "", f"format is {format!r}; accepted: plain, json, json-pretty")
         with self._lock:
             status = build_status(self._topology, self._controller.states(), self._accounting,
-                                  self._settings, time.time(), self._mixed)
+                                  self._settings, time.time(), self._mixed, self._leased, self._no_lease)
             status["setting_errors"] = [error.message for error in self._setting_errors]
             status["loop_error"] = self._loop_error
             status["spread_error"] = None if self._spread_error is None else self._spread_error.message

@@ -1,5 +1,5 @@
 """`ceph rails status`: one dict built from the module's state at `now`, and its plain-text form."""
-from typing import Dict, List, Optional
+from typing import Collection, Dict, List, Optional
 
 from .accounting import HoldAccounting
 from .controller import OsdState, wanted_holds
@@ -9,7 +9,10 @@ from .topology import Topology
 
 
 def build_status(topology: Topology, states: Dict[int, OsdState], accounting: HoldAccounting,
-                 settings: Settings, now: float, mixed: Optional[MixedReads] = None) -> dict:
+                 settings: Settings, now: float, mixed: Optional[MixedReads] = None,
+                 leased: Collection[int] = (), no_lease: Collection[int] = ()) -> dict:
+    """leased: OSDs whose Rails lease the module granted and has not cancelled; no_lease: OSDs that
+    refused it (lease.py)."""
     wanted = wanted_holds(topology, now)
     pools = []
     for pool in topology.pools:
@@ -52,6 +55,7 @@ def build_status(topology: Topology, states: Dict[int, OsdState], accounting: Ho
             "last_release_backlog_txcs": None if release is None else release.backlog_txcs(),
             "last_release_kicks": None if release is None else release.kicks,
             "last_release_unapplied_txcs": None if release is None else release.remaining_txcs(),
+            "lease": "refused" if osd in no_lease else ("granted" if osd in leased else None),
         })
     return {"now": now, "active": settings.active, "pools": pools, "osds": osds,
             "uncolored_osds": topology.uncolored_osds,
@@ -84,7 +88,7 @@ def render_plain(status: dict) -> str:
                          f"osds {osds:<10} next change {_seconds_from(now, color['next_change'])}")
     if status["osds"]:
         lines.append("osd   up  should-hold  held   held-writes/limit  held-MiB/budget  slowed  "
-                     "last-release: applied-ops kicks unapplied-txcs")
+                     "last-release: applied-ops kicks unapplied-txcs  lease")
     for osd in status["osds"]:
         held = "?" if osd["held"] is None else ("yes" if osd["held"] else "no")
         writes = "-" if osd["held_writes"] is None else str(osd["held_writes"])
@@ -95,7 +99,7 @@ def render_plain(status: dict) -> str:
         lines.append(f"{osd['osd']:<5} {'yes' if osd['up'] else 'no':<3} "
                      f"{'yes' if osd['should_hold'] else 'no':<12} {held:<6} "
                      f"{writes + '/' + str(osd['held_write_limit']):<18} {budget:<16} "
-                     f"{'yes' if osd['slowed'] else 'no':<7} {release}")
+                     f"{'yes' if osd['slowed'] else 'no':<7} {release:<47} {osd['lease'] or '-'}")
     for osd in status["uncolored_osds"]:
         lines.append(f"osd.{osd} is under no color")
     lines.extend(status["problems"])

@@ -13,7 +13,10 @@ import pytest
 from fake_mgr import forget_module, import_module_class
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
 from rails.lease import cancel_command, grant_command, lapsed, lease_seconds
-from rails.settings import release_args, unslow_command
+from rails.accounting import HoldAccounting
+from rails.settings import Settings, release_args, unslow_command
+from rails.status import build_status, render_plain
+from rails.topology import build_topology
 
 
 @pytest.fixture
@@ -184,3 +187,13 @@ def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
     time.sleep(0.5)
     assert sent(module, osd).count("grant") == before
     stop(module, thread)
+
+
+def test_status_shows_each_osds_lease():
+    profiles = {"rp": rails_profile(list(FOUR_COLORS), rails_frame="6", rails_guard="0.6")}
+    topology = build_topology(osd_map(profiles, {"rpool": "rp"}, [0, 1, 2, 3]), crush_map(FOUR_COLORS))
+    status = build_status(topology, {}, HoldAccounting(), Settings(), now=1.0, leased={0}, no_lease={1})
+    assert [osd["lease"] for osd in status["osds"]] == ["granted", "refused", None, None]
+    lines = render_plain(status).splitlines()
+    assert lines[-5].endswith("lease")
+    assert [line.split()[-1] for line in lines[-4:]] == ["granted", "refused", "-", "-"]

@@ -6,7 +6,8 @@ on the same cluster, interleaved. On a cluster that runs the module (CEPH_CONF n
       [--in-flight 8] [--budgets-mib 512,64] [--runs 3]
 Prints, per run, the p99 and the slowest write, the longest time without a completed write, how
 many whole seconds had none, and the same figures for writes started within a second after a
-switch of the pool's schedule (when a color's OSDs are released). The goal is no second without
+switch of the pool's schedule (when a color's OSDs are released); with the module active also
+each OSD's largest hold and the OSDs it slowed, from `ceph rails status` once a second. The goal is no second without
 a completed write and no write slower than 1 s.
 """
 import argparse
@@ -14,8 +15,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
-from typing import List, Optional
+from typing import Dict, List, Optional, Set, Tuple
 
 import rados
 
@@ -26,6 +28,7 @@ NEAR_SWITCH_SECONDS = 1.0
 # Lets the module carry `active` and the budget to every OSD before a run starts.
 SETTLE_SECONDS = 8
 BUDGET_OPTION = "mgr/rails/held_bytes_budget"
+STATUS_SECONDS = 1.0
 
 
 def ceph(*words: str) -> str:
@@ -43,6 +46,19 @@ def schedule_of(pool: str) -> Schedule:
                                    guard_seconds=found["guard_seconds"]))
 
 
+def watch_holds(stop: threading.Event) -> Tuple[Dict[int, int], Set[int]]:
+    """Each OSD's largest held bytes and the OSDs shown slowed, as `ceph rails status` reports them
+    (the module reads held bytes every perf_seconds), polled every STATUS_SECONDS until stop."""
+    peaks: Dict[int, int] = {}
+    slowed: Set[int] = set()
+    while not stop.wait(STATUS_SECONDS):
+        for osd in json.loads(ceph("rails", "status", "-f", "json"))["osds"]:
+            peaks[osd["osd"]] = max(peaks.get(osd["osd"], 0), osd["held_bytes"] or 0)
+            if osd["slowed"]:
+                slowed.add(osd["osd"])
+    return peaks, slowed
+
+
 def measure(ioctx, schedule: Schedule, active: bool, budget_mib: Optional[int], args) -> str:
     if budget_mib is not None:
         ceph("config", "set", "mgr", BUDGET_OPTION, str(budget_mib << 20))
@@ -50,7 +66,15 @@ def measure(ioctx, schedule: Schedule, active: bool, budget_mib: Optional[int], 
     time.sleep(SETTLE_SECONDS)
     load = os.getloadavg()[0]
     began = time.strftime('%H:%M:%S', time.gmtime())
+    stop = threading.Event()
+    holds = {}
+    watcher = threading.Thread(target=lambda: holds.setdefault("seen", watch_holds(stop)))
+    if active:
+        watcher.start()
     ops = run_writes(ioctx, args.seconds, args.size, args.in_flight, f"stall-{active}-{int(time.time())}")
+    stop.set()
+    if active:
+        watcher.join()
     latencies = [op.latency for op in ops if op.ok]
     done = sorted(op.started + op.latency for op in ops if op.ok)
     first, last = ops[0].started, done[-1]
@@ -66,7 +90,12 @@ def measure(ioctx, schedule: Schedule, active: bool, budget_mib: Optional[int], 
             f"failed: p99 {percentile(latencies, 0.99) * 1000:.0f} ms, slowest {max(latencies) * 1000:.0f} ms, longest "
             f"without a completion {gap * 1000:.0f} ms, whole seconds without one {empty}; started within "
             f"{NEAR_SWITCH_SECONDS:g} s after a switch: p99 {percentile(near, 0.99) * 1000:.0f} ms, slowest "
-            f"{max(near) * 1000:.0f} ms")
+            f"{max(near) * 1000:.0f} ms" + (held_line(*holds["seen"]) if active else ""))
+
+
+def held_line(peaks: Dict[int, int], slowed: Set[int]) -> str:
+    shown = ", ".join(f"osd.{osd} {held / (1 << 20):.1f}" for osd, held in sorted(peaks.items()))
+    return f"; largest holds (MiB, the module's readings) {shown or 'none'}; OSDs slowed {sorted(slowed) or 'none'}"
 
 
 def parse_budgets(text: str) -> List[Optional[int]]:

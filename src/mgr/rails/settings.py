@@ -32,7 +32,7 @@ class Settings:
     # when it reaches them (see hold_args), with or without a mgr. It also bounds the backlog a
     # release applies at once, which stalls that OSD's writers. With 64 writes of 4 KiB in flight
     # the slowest write passed 1 s in 5 of 10 runs at 512 MiB and stayed at or under 0.65 s in 7 of
-    # 7 at 128 MiB, though this load's holds peak at 20-33 MiB: what differs is the BlueStore
+    # 7 at 128 MiB, though this load's holds peak at 25-37 MiB: what differs is the BlueStore
     # throttles hold_args derives from the budget. A burst whose holds peaked at 35-78 MiB was not
     # slowed at 128 MiB (bench/rails/README.md, "Release stalls and faults").
     held_bytes_budget: int = 128 << 20

@@ -4,6 +4,9 @@
 # A version not on this list may move the CrushWrapper offset the plugin relies on, so configure
 # refuses it rather than build a plugin that would corrupt a monitor's CRUSH map.
 set(ERAILS_CEPH_VERSIONS_CHECKED 16.2.15)
+# The ceph-osd build whose layouts and admin socket were measured (doc/dev/ceph-abi.md), by GNU
+# build-id: Debian's 16.2.15+ds-0+deb12u2. The libraries that act inside ceph-osd allow-list it.
+set(ERAILS_CEPH_OSD_BUILD_ID fb66b3cec5f264a2f863d96fa875eb4ae39bb0bf)
 
 find_program(CEPH_EXECUTABLE ceph)
 if(NOT CEPH_EXECUTABLE)

@@ -4,6 +4,7 @@ import importlib
 import importlib.machinery
 import sys
 import threading
+import time
 import types
 
 
@@ -37,3 +38,22 @@ def import_module_class(monkeypatch, package):
 
 def forget_module(package):
     sys.modules.pop(f"{package}.module", None)
+
+
+def serve_until(module, predicate, timeout=10.0):
+    """Starts the module's loop (serve()) in a thread and returns that thread once predicate()
+    holds; fails, showing the module's last commands, if it does not within `timeout` s."""
+    thread = threading.Thread(target=module.serve, daemon=True)
+    thread.start()
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        time.sleep(0.02)
+    assert predicate(), getattr(module, "commands", [])[-5:]
+    return thread
+
+
+def stop_serving(module, thread):
+    """What ceph-mgr does to stop a module: shutdown(), then the loop must end."""
+    module.shutdown()
+    thread.join(timeout=10)
+    assert not thread.is_alive()

@@ -3,13 +3,12 @@ every OSD command at once): an exception in the loop releases every OSD and rais
 RAILS_LOOP_ERROR instead of ending the loop, and a stopping module releases every OSD."""
 import json
 import logging
-import threading
 import time
 import types
 
 import pytest
 
-from fake_mgr import forget_module, import_module_class
+from fake_mgr import forget_module, import_module_class, serve_until, stop_serving
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
 
 
@@ -70,34 +69,22 @@ def last_injectargs(module):
     return last
 
 
-def run_until(module, predicate, timeout=10.0):
-    thread = threading.Thread(target=module.serve, daemon=True)
-    thread.start()
-    deadline = time.time() + timeout
-    while not predicate() and time.time() < deadline:
-        time.sleep(0.02)
-    assert predicate(), module.commands[-5:]
-    return thread
-
 
 def test_an_exception_in_the_loop_releases_every_osd_and_raises_a_check_instead_of_ending_it(module_class):
     module = make_module(module_class, failing_pg_stats=1)
-    thread = run_until(module, lambda: "RAILS_LOOP_ERROR" in module.health)
+    thread = serve_until(module, lambda: "RAILS_LOOP_ERROR" in module.health)
     assert module.health["RAILS_LOOP_ERROR"]["detail"] == ["KeyError: 'pg_stats'"]
     assert last_injectargs(module) == {osd: "--bluestore_deferred_batch_ops=1" for osd in range(4)}
     time.sleep(0.3)
     assert thread.is_alive(), "the loop ended"
     # Holding stays paused after the failure, so the loop goes on without holding any OSD.
     assert set(last_injectargs(module).values()) == {"--bluestore_deferred_batch_ops=1"}
-    module.shutdown()
-    thread.join(timeout=10)
-    assert not thread.is_alive()
+    stop_serving(module, thread)
 
 
 def test_a_stopping_module_releases_every_osd_it_held(module_class):
     module = make_module(module_class, failing_pg_stats=0)
-    thread = run_until(module, lambda: "--bluestore_deferred_batch_ops=65535" in last_injectargs(module).values())
-    module.shutdown()
-    thread.join(timeout=10)
+    thread = serve_until(module, lambda: "--bluestore_deferred_batch_ops=65535" in last_injectargs(module).values())
+    stop_serving(module, thread)
     assert last_injectargs(module) == {osd: "--bluestore_deferred_batch_ops=1" for osd in range(4)}
     assert "RAILS_LOOP_ERROR" not in module.health

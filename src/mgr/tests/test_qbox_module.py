@@ -4,12 +4,10 @@ every OSD whose epoch differs (one restarted included) with the owners of the mo
 OSDs without the library raise QBOX_OSD_STOCK, and throughput SLAs follow the OSDs' estimates."""
 import json
 import logging
-import threading
-import time
 
 import pytest
 
-from fake_mgr import forget_module, import_module_class
+from fake_mgr import forget_module, import_module_class, serve_until, stop_serving
 
 
 @pytest.fixture
@@ -73,17 +71,10 @@ def make_module(module_class, store, osds, sessions):
     return Mgr()
 
 
-def run_until(module, predicate, timeout=10.0):
-    """Runs the module's loop until predicate() holds; a module may run again after it."""
+def run_until(module, predicate):
+    """Runs the module's loop until predicate() holds and stops it; a module may run again after."""
     module._stopping = False
-    thread = threading.Thread(target=module.serve, daemon=True)
-    thread.start()
-    deadline = time.time() + timeout
-    while not predicate() and time.time() < deadline:
-        time.sleep(0.02)
-    module.shutdown()
-    thread.join(timeout=10)
-    assert predicate()
+    stop_serving(module, serve_until(module, predicate))
 
 
 def test_the_table_reaches_every_osd_with_the_owners_and_survives_a_mgr_restart(module_class):

@@ -4,13 +4,12 @@ the OSD is held and cancelled at its release; an OSD that refuses it is named by
 and held as before; an OSD whose lease ran out is held again."""
 import json
 import logging
-import threading
 import time
 import types
 
 import pytest
 
-from fake_mgr import forget_module, import_module_class
+from fake_mgr import forget_module, import_module_class, serve_until, stop_serving
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
 from rails.lease import cancel_command, grant_command, lapsed, lease_seconds
 from rails.accounting import HoldAccounting
@@ -93,20 +92,6 @@ def sent(module, osd):
     return words
 
 
-def run_until(module, predicate, timeout=10.0):
-    thread = threading.Thread(target=module.serve, daemon=True)
-    thread.start()
-    deadline = time.time() + timeout
-    while not predicate() and time.time() < deadline:
-        time.sleep(0.02)
-    assert predicate(), module.commands[-5:]
-    return thread
-
-
-def stop(module, thread):
-    module.shutdown()
-    thread.join(timeout=10)
-    assert not thread.is_alive()
 
 
 def test_the_lease_carries_the_modules_own_release():
@@ -135,11 +120,11 @@ def test_a_grants_answer_says_whether_the_hold_lapsed(answer, expected):
 def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at_release(module_class):
     module = make_module(module_class, granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
-    thread = run_until(module, lambda: held() and sent(module, held()[0]).count("grant") >= 3)
+    thread = serve_until(module, lambda: held() and sent(module, held()[0]).count("grant") >= 3)
     osd = held()[0]
     words = sent(module, osd)
     assert words.index("grant") < words.index("hold")
-    stop(module, thread)
+    stop_serving(module, thread)
     words = sent(module, osd)
     assert words[-1] in ("cancel", "bench") and "cancel" in words[words.index("release"):], words
     assert "RAILS_NO_LEASE" not in module.health
@@ -150,7 +135,7 @@ def test_an_osd_without_the_lease_is_held_as_before_and_named(module_class):
         return -22, "", "no valid command found\nError EINVAL: invalid command"
     module = make_module(module_class, refuse)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
-    thread = run_until(module, lambda: held() and "RAILS_NO_LEASE" in module.health)
+    thread = serve_until(module, lambda: held() and "RAILS_NO_LEASE" in module.health)
     osd = held()[0]
     check = module.health["RAILS_NO_LEASE"]
     assert f"osd.{osd} refused the Rails lease (Error EINVAL: invalid command (-22)): if the module stops, " \
@@ -158,7 +143,7 @@ def test_an_osd_without_the_lease_is_held_as_before_and_named(module_class):
     time.sleep(0.3)
     # It is not asked again at every pass, only with its next hold.
     assert sent(module, osd).count("grant") == sent(module, osd).count("hold")
-    stop(module, thread)
+    stop_serving(module, thread)
     assert "cancel" not in sent(module, osd)
 
 
@@ -171,22 +156,22 @@ def test_an_osd_whose_lease_ran_out_is_held_again(module_class):
             return 0, json.dumps({"state": "active", "lapsed_at_last_grant": True}), ""
         return granted(osd, command)
     module = make_module(module_class, lapse_once)
-    thread = run_until(module, lambda: ran_out["osd"] is not None and sent(module, ran_out["osd"]).count("hold") >= 2)
-    stop(module, thread)
+    thread = serve_until(module, lambda: ran_out["osd"] is not None and sent(module, ran_out["osd"]).count("hold") >= 2)
+    stop_serving(module, thread)
 
 
 def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
     """A renewal to a down OSD would hold every pass up for the command timeout."""
     module = make_module(module_class, granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
-    thread = run_until(module, lambda: held())
+    thread = serve_until(module, lambda: held())
     osd = held()[0]
     module.set_down([osd])
     time.sleep(0.3)
     before = sent(module, osd).count("grant")
     time.sleep(0.5)
     assert sent(module, osd).count("grant") == before
-    stop(module, thread)
+    stop_serving(module, thread)
 
 
 def test_status_shows_each_osds_lease():

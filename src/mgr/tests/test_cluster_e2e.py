@@ -13,21 +13,17 @@ Ports 17900.. and /tmp/rails-mgr-e2e-*; the cluster is stopped at the end even o
 """
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 
 import pytest
 
-from local_mgr import restart_mgr, wait_for
+from local_mgr import ceph, enable_from_source, local_cluster, wait_for
 from rails.schedule import Schedule, ScheduleParams
 from rails.settings import RELEASED_BATCH_OPS
 
 pytestmark = pytest.mark.cluster
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PORT_BASE = os.environ.get("RAILS_E2E_PORT_BASE", "17900")
 OSDS = 4
 FRAME_SECONDS = 6.0
@@ -38,12 +34,6 @@ SETTLE_SECONDS = 1.0
 # a loaded machine (rounds of 7 s seen here at load average 17) answers straddle changes more often.
 MAX_FRAMES_SAMPLED = 12
 BATCH_OPS_HELD = "65535"
-
-
-def ceph(env, *args, timeout=30):
-    done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"ceph {' '.join(args)}: {done.stderr}"
-    return done.stdout
 
 
 def batch_ops_of_all(env):
@@ -71,18 +61,10 @@ def cluster():
     plugin_dir = os.environ.get("ERAILS_PLUGIN_DIR")
     if not plugin_dir or not os.path.exists(os.path.join(plugin_dir, "libec_erails.so")):
         pytest.skip("ERAILS_PLUGIN_DIR must name the directory holding the built libec_erails.so")
-    cluster_dir = tempfile.mkdtemp(prefix="rails-mgr-e2e-")
-    start = [os.path.join(REPO, "vstart-configs", "start.sh"), "--dir", cluster_dir, "--osds", str(OSDS),
-             "--port-base", PORT_BASE, "--plugin-dir", plugin_dir, "--block-size", "2G", "--timeout", "90"]
-    try:
-        subprocess.run(start, check=True, timeout=150)
-        env = dict(os.environ, CEPH_CONF=os.path.join(cluster_dir, "ceph.conf"))
-        yield env, cluster_dir
-    finally:
-        # What the module did, shown by pytest when the test fails.
-        subprocess.run(f"grep -h 'rails' {cluster_dir}/log/mgr.x.log | tail -40", shell=True)
-        subprocess.run([os.path.join(REPO, "vstart-configs", "stop.sh"), "--dir", cluster_dir], timeout=120)
-        shutil.rmtree(cluster_dir, ignore_errors=True)
+    with local_cluster("rails-mgr-e2e-", ["--osds", str(OSDS), "--port-base", PORT_BASE, "--plugin-dir", plugin_dir,
+                                          "--block-size", "2G", "--timeout", "90"], 150,
+                       "grep -h rails $1/log/mgr.x.log | tail -40") as started:
+        yield started
 
 
 def check_placement(env, colors):
@@ -128,17 +110,7 @@ def test_read_phase_osds_hold_and_write_phase_osds_are_released(cluster):
                                        epoch=float(profile["rails-epoch"]),
                                        guard_seconds=float(profile["rails-guard"])))
 
-    module_dir = os.path.join(cluster_dir, "mgr-modules")
-    os.mkdir(module_dir)
-    # Ceph's modules, but rails from this source tree even where the erails package installed one.
-    for name in os.listdir("/usr/share/ceph/mgr"):
-        if name != "rails":
-            os.symlink(os.path.join("/usr/share/ceph/mgr", name), os.path.join(module_dir, name))
-    os.symlink(os.path.join(MGR_SOURCE, "rails"), os.path.join(module_dir, "rails"))
-    ceph(env, "config", "set", "mgr", "mgr_module_path", module_dir)
-    restart_mgr(env, cluster_dir)
-    wait_for("the mgr to offer the rails module", lambda: "rails" in ceph(env, "mgr", "module", "ls"), 60)
-    ceph(env, "mgr", "module", "enable", "rails")
+    enable_from_source(env, cluster_dir, "rails")
     wait_for("ceph rails status", lambda: subprocess.run(["ceph", "rails", "status"], env=env,
                                                         capture_output=True).returncode == 0, 60)
     status = json.loads(ceph(env, "rails", "status", "-f", "json"))

@@ -15,18 +15,14 @@ cluster is stopped at the end even on failure.
 """
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 
 import pytest
 
-from local_mgr import restart_mgr, wait_for
+from local_mgr import REPO, ceph, enable_from_source, local_cluster, restart_mgr, wait_for
 
 pytestmark = pytest.mark.cluster
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PORT_BASE = os.environ.get("QBOX_E2E_PORT_BASE", "20400")
 PLUGIN_DIR = os.environ.get("QBOX_PLUGIN_DIR")
 OSDS = 2
@@ -34,12 +30,6 @@ OSDS = 2
 PUSH_SECONDS = "2"
 # The mgr's mon caps the module needs to read the monitors' sessions (doc/dev/qbox-mgr.md).
 MGR_CAPS = ["mon", "allow profile mgr, allow command sessions", "osd", "allow *", "mds", "allow *"]
-
-
-def ceph(env, *args, timeout=60):
-    done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"ceph {' '.join(args)}: {done.stderr}"
-    return done.stdout
 
 
 def ceph_fails(env, *args):
@@ -58,37 +48,19 @@ def qbox_status(env):
 def cluster():
     if PLUGIN_DIR and not os.path.exists(os.path.join(PLUGIN_DIR, "libec_qbox.so")):
         pytest.fail(f"QBOX_PLUGIN_DIR={PLUGIN_DIR} holds no libec_qbox.so")
-    cluster_dir = tempfile.mkdtemp(prefix="qbox-mgr-e2e-")
-    start = [os.path.join(REPO, "vstart-configs", "start.sh"), "--dir", cluster_dir, "--osds", str(OSDS),
-             "--port-base", PORT_BASE, "--block-size", "1G", "--timeout", "120"]
+    start = ["--osds", str(OSDS), "--port-base", PORT_BASE, "--block-size", "1G", "--timeout", "120"]
     if PLUGIN_DIR:
         start += ["--plugin-dir", PLUGIN_DIR, "--scheduler", "qbox"]
-    try:
-        subprocess.run(start, check=True, timeout=200)
-        env = dict(os.environ, CEPH_CONF=os.path.join(cluster_dir, "ceph.conf"))
-        module_dir = os.path.join(cluster_dir, "mgr-modules")
-        os.mkdir(module_dir)
-        # Ceph's modules, but qbox from this source tree even where the erails package installed one.
-        for name in os.listdir("/usr/share/ceph/mgr"):
-            if name != "qbox":
-                os.symlink(os.path.join("/usr/share/ceph/mgr", name), os.path.join(module_dir, name))
-        os.symlink(os.path.join(MGR_SOURCE, "qbox"), os.path.join(module_dir, "qbox"))
-        ceph(env, "config", "set", "mgr", "mgr_module_path", module_dir)
+    with local_cluster("qbox-mgr-e2e-", start, 200, "grep -h qbox $1/log/mgr.x.log | tail -30") as (env, cluster_dir):
+        # The mgr restart that loads the module from the source tree also gives it these caps.
         ceph(env, "auth", "caps", "mgr.x", *MGR_CAPS)
-        restart_mgr(env, cluster_dir)
-        wait_for("the mgr to offer the qbox module", lambda: "qbox" in ceph(env, "mgr", "module", "ls"), 90)
-        ceph(env, "mgr", "module", "enable", "qbox")
+        enable_from_source(env, cluster_dir, "qbox")
         # Ceph knows the module's options once the mgr has loaded it.
         wait_for("mgr/qbox/push_seconds to be accepted", lambda: subprocess.run(
             ["ceph", "config", "set", "mgr", "mgr/qbox/push_seconds", PUSH_SECONDS], env=env,
             capture_output=True, timeout=60).returncode == 0, 60)
         wait_for("ceph qbox status", lambda: qbox_status(env), 90)
         yield env, cluster_dir
-    finally:
-        # What the module did, shown by pytest when the test fails.
-        subprocess.run(f"grep -h 'qbox' {cluster_dir}/log/mgr.x.log | tail -30", shell=True)
-        subprocess.run([os.path.join(REPO, "vstart-configs", "stop.sh"), "--dir", cluster_dir], timeout=120)
-        shutil.rmtree(cluster_dir, ignore_errors=True)
 
 
 def test_commands_errors_push_and_a_mgr_restart(cluster):

@@ -12,23 +12,19 @@ failure.
 """
 import json
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
 import pytest
 import rados
 
 from ack_workload import AckWorkload, verify_acked
-from local_mgr import restart_mgr, wait_for
+from local_mgr import ceph, enable_from_source, local_cluster, mgr_pid, wait_for
 from rails.settings import BATCH_OPS_MAX
 
 pytestmark = pytest.mark.cluster
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PORT_BASE = os.environ.get("RAILS_LEASE_PORT_BASE", "22000")
 OSDS = 3
 FRAME_SECONDS = 4
@@ -37,12 +33,6 @@ POOL = "leasepool"
 # release's three admin-socket commands and one `ceph tell` round per OSD to see it, on a loaded
 # 2-core machine.
 RELEASE_MARGIN_SECONDS = 10.0
-
-
-def ceph(env, *args, timeout=60):
-    done = subprocess.run(["ceph", *args], env=env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"ceph {' '.join(args)}: {done.stderr}"
-    return done.stdout
 
 
 def held_osds(env):
@@ -63,41 +53,15 @@ def lease_of(env, osd):
     return json.loads(ceph(env, "tell", f"osd.{osd}", "rails", "lease", "-f", "json"))
 
 
-def mgr_pid(cluster_dir):
-    with open(os.path.join(cluster_dir, "run", "mgr.x.pid")) as f:
-        return int(f.read().strip())
-
-
 @pytest.fixture(scope="module")
 def cluster():
     plugin_dir = os.environ.get("ERAILS_PLUGIN_DIR")
     if not plugin_dir or not os.path.exists(os.path.join(plugin_dir, "libec_erails.so")):
         pytest.skip("ERAILS_PLUGIN_DIR must name the directory holding the built libec_erails.so")
-    cluster_dir = tempfile.mkdtemp(prefix="rails-lease-")
-    start = [os.path.join(REPO, "vstart-configs", "start.sh"), "--dir", cluster_dir, "--osds", str(OSDS),
-             "--port-base", PORT_BASE, "--plugin-dir", plugin_dir, "--block-size", "1G", "--timeout", "120"]
-    try:
-        subprocess.run(start, check=True, timeout=240)
-        env = dict(os.environ, CEPH_CONF=os.path.join(cluster_dir, "ceph.conf"))
-        yield env, cluster_dir
-    finally:
-        subprocess.run(f"grep -h 'rails' {cluster_dir}/log/mgr.x.log | tail -20; "
-                       f"grep -h 'erails rails' {cluster_dir}/log/osd.*.log", shell=True)
-        subprocess.run([os.path.join(REPO, "vstart-configs", "stop.sh"), "--dir", cluster_dir], timeout=120)
-        shutil.rmtree(cluster_dir, ignore_errors=True)
-
-
-def enable_module(env, cluster_dir):
-    module_dir = os.path.join(cluster_dir, "mgr-modules")
-    os.makedirs(module_dir, exist_ok=True)
-    for name in os.listdir("/usr/share/ceph/mgr"):
-        if name != "rails":
-            os.symlink(os.path.join("/usr/share/ceph/mgr", name), os.path.join(module_dir, name))
-    os.symlink(os.path.join(MGR_SOURCE, "rails"), os.path.join(module_dir, "rails"))
-    ceph(env, "config", "set", "mgr", "mgr_module_path", module_dir)
-    restart_mgr(env, cluster_dir)
-    wait_for("the mgr to offer the rails module", lambda: "rails" in ceph(env, "mgr", "module", "ls"), 90)
-    ceph(env, "mgr", "module", "enable", "rails")
+    with local_cluster("rails-lease-", ["--osds", str(OSDS), "--port-base", PORT_BASE, "--plugin-dir", plugin_dir,
+                                        "--block-size", "1G", "--timeout", "120"], 240,
+                       "grep -h rails $1/log/mgr.x.log | tail -20; grep -h 'erails rails' $1/log/osd.*.log") as started:
+        yield started
 
 
 def wait_for_a_leased_hold(env):
@@ -129,7 +93,7 @@ def test_a_disabled_or_killed_module_leaves_no_osd_held(cluster):
     ceph(env, "osd", "erasure-code-profile", "set", "leaseprofile", "plugin=erails", "k=2", "m=1",
          "crush-colors=" + ",".join(colors), f"rails-frame={FRAME_SECONDS}")
     ceph(env, "osd", "pool", "create", POOL, "8", "8", "erasure", "leaseprofile")
-    enable_module(env, cluster_dir)
+    enable_from_source(env, cluster_dir, "rails")
 
     client = rados.Rados(conffile=env["CEPH_CONF"])
     client.connect(timeout=60)

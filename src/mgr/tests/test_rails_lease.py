@@ -3,14 +3,13 @@ lease carries the module's own release, is granted before every hold, renewed at
 the OSD is held and cancelled at its release; an OSD that refuses it is named by RAILS_NO_LEASE
 and held as before; an OSD whose lease ran out is held again."""
 import json
-import logging
 import time
-import types
 
 import pytest
 
 from fake_mgr import forget_module, import_module_class, serve_until, stop_serving
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
+from rails_stand_in import make_rails_module
 from rails.lease import cancel_command, grant_command, lapsed, lease_seconds
 from rails.accounting import HoldAccounting
 from rails.settings import Settings, release_args, unslow_command
@@ -23,54 +22,6 @@ def module_class(monkeypatch):
     yield import_module_class(monkeypatch, "rails")
     forget_module("rails")
 
-
-def make_module(module_class, answer_lease):
-    """A module whose OSDs answer `rails lease` with answer_lease(osd, command) -> (r, outb, outs)
-    and every other command with success."""
-    class Mgr(module_class):
-        def __init__(self):
-            super().__init__()
-            self.log = logging.getLogger("rails-lease-test")
-            self.commands = []  # (osd, command) in the order sent
-            self.health = {}
-            self.epoch = 1
-            self.set_down([])
-
-        def set_down(self, down):
-            """A new OSD map in which the OSDs of `down` are down."""
-            profiles = {"rp": rails_profile(list(FOUR_COLORS), rails_frame="6", rails_guard="0.6")}
-            self.maps = {"osd_map": osd_map(profiles, {"rpool": "rp"}, [0, 1, 2, 3], down=down),
-                         "osd_map_crush": crush_map(FOUR_COLORS)}
-            self.epoch += 1
-
-        def get_module_option(self, name):
-            return {"poll_seconds": 0.05}.get(name)
-
-        def get_osdmap(self):
-            return types.SimpleNamespace(get_epoch=lambda: self.epoch)
-
-        def get(self, what):
-            return {"pg_stats": []} if what == "pg_stats" else self.maps[what]
-
-        def get_metadata(self, kind, name):
-            return {"osd_objectstore": "bluestore", "bluefs_dedicated_wal": "1", "bluefs_dedicated_db": "1"}
-
-        def send_command(self, result, kind, name, command, inbuf):
-            osd, parsed = int(name), json.loads(command)
-            self.commands.append((osd, parsed))
-            if parsed["prefix"] == "rails lease":
-                result.r, result.outb, result.outs = answer_lease(osd, parsed)
-            else:
-                result.outb = "{}"
-            result.ev.set()
-
-        def mon_command(self, command):
-            return 0, "{}", ""
-
-        def set_health_checks(self, checks):
-            self.health = checks
-
-    return Mgr()
 
 
 def granted(osd, command):
@@ -118,7 +69,7 @@ def test_a_grants_answer_says_whether_the_hold_lapsed(answer, expected):
 
 
 def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at_release(module_class):
-    module = make_module(module_class, granted)
+    module = make_rails_module(module_class, answer_lease=granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
     thread = serve_until(module, lambda: held() and sent(module, held()[0]).count("grant") >= 3)
     osd = held()[0]
@@ -133,7 +84,7 @@ def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at
 def test_an_osd_without_the_lease_is_held_as_before_and_named(module_class):
     def refuse(osd, command):
         return -22, "", "no valid command found\nError EINVAL: invalid command"
-    module = make_module(module_class, refuse)
+    module = make_rails_module(module_class, answer_lease=refuse)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
     thread = serve_until(module, lambda: held() and "RAILS_NO_LEASE" in module.health)
     osd = held()[0]
@@ -155,14 +106,14 @@ def test_an_osd_whose_lease_ran_out_is_held_again(module_class):
             ran_out["osd"] = osd
             return 0, json.dumps({"state": "active", "lapsed_at_last_grant": True}), ""
         return granted(osd, command)
-    module = make_module(module_class, lapse_once)
+    module = make_rails_module(module_class, answer_lease=lapse_once)
     thread = serve_until(module, lambda: ran_out["osd"] is not None and sent(module, ran_out["osd"]).count("hold") >= 2)
     stop_serving(module, thread)
 
 
 def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
     """A renewal to a down OSD would hold every pass up for the command timeout."""
-    module = make_module(module_class, granted)
+    module = make_rails_module(module_class, answer_lease=granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
     thread = serve_until(module, lambda: held())
     osd = held()[0]

@@ -1,0 +1,63 @@
+"""The rails Module inside a stand-in for ceph-mgr: one rails pool over four colors of one OSD each,
+OSD commands answered at once and recorded, so loop tests can drive serve() and read what the
+module sent."""
+import json
+import logging
+import types
+
+from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
+
+
+def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None):
+    """`failing_pg_stats`: how many reads of pg_stats raise first. `answer_lease(osd, command)` ->
+    (r, outb, outs) answers `rails lease`; without it, like every other command, with success."""
+    class Mgr(module_class):
+        def __init__(self):
+            super().__init__()
+            self.log = logging.getLogger("rails-test")
+            self.commands = []  # (osd, command) in the order sent
+            self.health = {}
+            self.pg_stats_failures = failing_pg_stats
+            self.epoch = 1
+            self.set_down([])
+
+        def set_down(self, down):
+            """A new OSD map in which the OSDs of `down` are down."""
+            profiles = {"rp": rails_profile(list(FOUR_COLORS), rails_frame="6", rails_guard="0.6")}
+            self.maps = {"osd_map": osd_map(profiles, {"rpool": "rp"}, [0, 1, 2, 3], down=down),
+                         "osd_map_crush": crush_map(FOUR_COLORS)}
+            self.epoch += 1
+
+        def get_module_option(self, name):
+            return {"poll_seconds": 0.05}.get(name)
+
+        def get_osdmap(self):
+            return types.SimpleNamespace(get_epoch=lambda: self.epoch)
+
+        def get(self, what):
+            if what == "pg_stats":
+                if self.pg_stats_failures:
+                    self.pg_stats_failures -= 1
+                    raise KeyError("pg_stats")
+                return {"pg_stats": []}
+            return self.maps[what]
+
+        def get_metadata(self, kind, name):
+            return {"osd_objectstore": "bluestore", "bluefs_dedicated_wal": "1", "bluefs_dedicated_db": "1"}
+
+        def send_command(self, result, kind, name, command, inbuf):
+            osd, parsed = int(name), json.loads(command)
+            self.commands.append((osd, parsed))
+            if answer_lease and parsed["prefix"] == "rails lease":
+                result.r, result.outb, result.outs = answer_lease(osd, parsed)
+            else:
+                result.outb = "{}"
+            result.ev.set()
+
+        def mon_command(self, command):
+            return 0, "{}", ""
+
+        def set_health_checks(self, checks):
+            self.health = checks
+
+    return Mgr()

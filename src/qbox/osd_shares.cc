@@ -253,7 +253,16 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
     out += "],\"class\":" + json_string(a.op_class) + ",\"target\":" + real(a.target) +
            ",\"achieved\":" + (window_complete_ ? real(a.last_achieved) : "null") +
            ",\"backlogged\":" + (window_complete_ ? real(a.last_backlogged) : "null") +
-           ",\"ops\":" + std::to_string(a.ops) + ",\"queued\":" + std::to_string(a.queued) + "}";
+           ",\"ops\":" + std::to_string(a.ops) + ",\"queued\":" + std::to_string(a.queued);
+    // The mgr converts a throughput SLA at these (doc/dev/qbox-mgr.md): only what the client's own
+    // ops measured here, so an operation without completed ops is left out rather than estimated.
+    if (a.price[0] || a.price[1]) {
+      out += ",\"price\":{";
+      if (a.price[0]) out += "\"read\":" + real(*a.price[0]);
+      if (a.price[1]) out += std::string(a.price[0] ? "," : "") + "\"write\":" + real(*a.price[1]);
+      out += "}";
+    }
+    out += "}";
     first = false;
   }
   return out + "]}";

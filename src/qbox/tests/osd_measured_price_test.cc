@@ -126,5 +126,25 @@ TEST(OsdMeasuredPrice, AnAccountsOpsAreTaggedWithItsMeasuredMean) {
   EXPECT_DOUBLE_EQ(queue.dequeue(now)->running.estimate, shares.default_cost());
 }
 
+// `qbox status` reports each account's mean price per operation once it has one (the mgr converts
+// throughput SLAs at it), and nothing for an operation it has not completed.
+TEST(OsdMeasuredPrice, StatusReportsAnAccountsPriceOnceItsOpsCompleted) {
+  OsdShares shares(one_second_windows(), 0);
+  shares.set_table(equal_table(), 0);
+  ShardQueue<int> queue(shares);
+  queue.enqueue(0, {OpClass::client, 1, kRead}, 0);
+  const auto op = queue.dequeue(0);
+  const std::string before = shares.status_json({"active", "", "", "", 1}, 0.001);
+  EXPECT_EQ(before.find("\"price\""), std::string::npos) << before;
+  queue.complete(op->running, 0.002);
+  const std::string after = shares.status_json({"active", "", "", "", 1}, 0.003);
+  const auto big = after.find("\"name\":\"client.big\"");
+  const auto small = after.find("\"name\":\"client.small\"");
+  ASSERT_LT(big, small) << after;
+  EXPECT_NE(after.find("\"price\":{\"read\":0.002}", big), std::string::npos) << after;
+  EXPECT_LT(after.find("\"price\":{\"read\":0.002}", big), small) << after;
+  EXPECT_EQ(after.find("\"price\"", small), std::string::npos) << after;
+}
+
 }  // namespace
 }  // namespace erails::qbox

@@ -4,8 +4,8 @@ OSD's admin socket, reached with `tell`).
 
 Everything that decides lives in pure code (table, throughput, sla, sessions, push, health, status,
 settings); this file keeps the table in the module's KV store, reads the monitors' sessions and the
-OSD map, and every mgr/qbox/push_seconds converts the throughput SLAs again at the OSDs' latest cost
-estimates, asks every up OSD for its status and gives the table to each whose epoch differs. The
+OSD map, and every mgr/qbox/push_seconds converts the throughput SLAs again at the OSDs' latest
+prices, asks every up OSD for its status and gives the table to each whose epoch differs. The
 OSDs keep nothing across a restart; the table lives here.
 """
 import errno
@@ -22,7 +22,7 @@ from .push import (STATUS_COMMAND, OsdReport, needing_push, next_epoch, read_pus
                    table_body)
 from .sessions import owners_by_name, without_shared
 from .settings import OPTION_TABLE, Settings, validate
-from .sla import costs_by_osd, rederive, sla_entries
+from .sla import client_prices, costs_by_osd, rederive, sla_entries
 from .status import build_status, render_plain
 from .table import (Refusal, Table, from_json, parse_client_name, parse_utilization, remove_client, set_background,
                     set_client, set_throughput, to_json)
@@ -141,7 +141,7 @@ class Module(MgrModule):
     @CLIWriteCommand("qbox set-throughput")
     def qbox_set_throughput(self, client: str, iops: str, size: str, op: str,
                             access: Optional[str] = None) -> HandleCommandResult:
-        """Reserve what <iops> ops of <size> bytes need of each OSD's device time, at the OSDs' cost estimates"""
+        """Reserve what <iops> ops need of each OSD's device time, at the client's measured price (else the class's)"""
         name = parse_client_name(client)
         if isinstance(name, Refusal):
             return _refused(name)
@@ -154,7 +154,7 @@ class Module(MgrModule):
         conversions: List[Derivation] = []
 
         def change(table: Table) -> Any:
-            conversion = derive(throughput, costs_by_osd(self._reports))
+            conversion = derive(throughput, costs_by_osd(self._reports), client_prices(self._reports).get(name))
             if isinstance(conversion, Refusal):
                 return conversion
             admitted = set_throughput(table, name, throughput, conversion.utilization,
@@ -266,11 +266,12 @@ class Module(MgrModule):
             self._misses.observe(reports, self._settings, now)
 
     def _rederive(self) -> None:
-        """(with self._lock held) The SLAs at the last round's cost estimates; a stored table the
+        """(with self._lock held) The SLAs at the last round's prices; a stored table the
         module could not read is not touched, as nothing of it is pushed either."""
         if self._store_problem is not None or not self._table.throughputs:
             return
-        result = rederive(self._table, costs_by_osd(self._reports), self._settings.sla_lower_margin)
+        result = rederive(self._table, costs_by_osd(self._reports), self._settings.sla_lower_margin,
+                          client_prices(self._reports))
         for name, why in result.refused.items():
             if self._sla_refused.get(name) is None:
                 self.log.warning("qbox: %s", why)

@@ -1,8 +1,9 @@
-"""Keeping throughput SLAs admitted as the OSDs' cost estimates move: every round the module
-converts each SLA again at the latest costs and admits the new utilization, or keeps the last
-admitted one and says why (QBOX_SLA_NOT_ADMITTED), so the table never sums above 1. Pure."""
+"""Keeping throughput SLAs admitted as the OSDs' prices move: every round the module converts each
+SLA again at the latest prices (the client's own measured ones, else the class estimates) and
+admits the new utilization, or keeps the last admitted one and says why (QBOX_SLA_NOT_ADMITTED),
+so the table never sums above 1. Pure."""
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping
+from typing import Dict, List, Mapping, Optional
 
 from .push import OsdReport
 from .refusal import Refusal
@@ -25,14 +26,27 @@ def costs_by_osd(reports: Dict[int, OsdReport]) -> Dict[int, Mapping[str, object
             if report.active and isinstance(report.status.get("costs") or {}, dict)}
 
 
-def rederive(table: Table, costs: Dict[int, Mapping[str, object]], lower_margin: float) -> Rederived:
+def client_prices(reports: Dict[int, OsdReport]) -> Dict[str, Dict[int, Mapping[str, object]]]:
+    """Client -> OSD -> the client's mean measured price per operation there (`price` of its entry
+    in `qbox status`), from the OSDs that schedule with QBox and have one."""
+    prices: Dict[str, Dict[int, Mapping[str, object]]] = {}
+    for osd, report in sorted(reports.items()):
+        clients = report.status.get("clients") if report.active else None
+        for entry in clients if isinstance(clients, list) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and isinstance(entry.get("price"), dict):
+                prices.setdefault(entry["name"], {})[osd] = entry["price"]
+    return prices
+
+
+def rederive(table: Table, costs: Dict[int, Mapping[str, object]], lower_margin: float,
+             prices: Optional[Dict[str, Dict[int, Mapping[str, object]]]] = None) -> Rederived:
     """A utilization rises as soon as the estimate does (a guarantee never rests on an old, lower
     cost) but falls only once the estimate gives one lower_margin below it, so that estimator noise
     does not give the OSDs a new table every round. Falls are applied first: they only make room.
-    An SLA no OSD can price this round keeps its utilization."""
+    An SLA no OSD can price this round keeps its utilization. prices: client_prices."""
     derived, refused, changes = {}, {}, []
     for name, throughput in sorted(table.throughputs.items()):
-        conversion = derive(throughput, costs)
+        conversion = derive(throughput, costs, (prices or {}).get(name))
         if isinstance(conversion, Refusal):
             continue
         derived[name] = conversion
@@ -59,6 +73,7 @@ def sla_entries(table: Table, derived: Dict[str, Derivation], refused: Dict[str,
         entries.append(dict(throughput.to_dict(), name=name, utilization=table.clients[name],
                             derived=conversion.utilization if conversion else None,
                             cost_class=conversion.cost_class if conversion else None,
+                            cost_source=conversion.source if conversion else None,
                             cost_seconds=conversion.cost if conversion else None,
                             cost_osd=conversion.osd if conversion else None,
                             refused=refused.get(name)))

@@ -4,9 +4,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .push import OsdReport, table_body
 from .table import Table
+from .throughput import CLIENT_PRICE
 
 COST_CLASSES = ("seq_read", "rand_read", "seq_write", "rand_write")
-ENTRY_KEYS = ("name", "class", "target", "achieved", "backlogged", "ops", "queued")
+ENTRY_KEYS = ("name", "class", "target", "achieved", "backlogged", "ops", "queued", "price")
 
 
 def build_status(table: Table, epoch: int, owners: Dict[str, List[int]], up_osds: Sequence[int],
@@ -50,7 +51,9 @@ def _sla(sla: dict) -> str:
     if sla["derived"] is None:
         text += " (no OSD has priced it since the mgr started)"
     else:
-        text += (f" (now {sla['iops']:g} x {_number(sla['cost_seconds'], 1000.0)} ms {sla['cost_class']} on "
+        price = (f"client's measured {sla['cost_class']} price" if sla["cost_source"] == CLIENT_PRICE
+                 else f"{sla['cost_class']} estimate")
+        text += (f" (now {sla['iops']:g} x {_number(sla['cost_seconds'], 1000.0)} ms {price} on "
                  f"osd.{sla['cost_osd']} = {sla['derived']:.3f})")
     if sla["refused"]:
         text += "; NOT ADMITTED, see QBOX_SLA_NOT_ADMITTED"

@@ -1,9 +1,12 @@
 """A throughput SLA (`ceph qbox set-throughput`): so many ops per second of one size and class,
 and its conversion into a utilization the way the broker does it (src/qbox/broker.h,
-utilization_for): u = iops x the class's cost in device seconds per op. Here the cost is the one
-the OSDs' QBox estimates and reports in `qbox status`, not a device profile's worst case. Pure; the
-test vectors in src/qbox/testdata/throughput_vectors.txt hold the formula and the accepted rates
-that both the broker and this file must agree on."""
+utilization_for): u = iops x the cost in device seconds per op. The cost is the client's own mean
+measured price for the operation where an OSD reports one in `qbox status` (the OSDs charge each op
+what it measured, so an SLA for ops larger than typical must be priced at what its ops cost), else
+the class cost the OSDs' QBox estimates, not a device profile's worst case. The size is checked and
+shown but prices nothing: the OSDs cannot see an op's length. Pure; the test vectors in
+src/qbox/testdata/throughput_vectors.txt hold the formula and the accepted rates that both the
+broker and this file must agree on."""
 import errno
 import math
 from dataclasses import dataclass
@@ -41,16 +44,29 @@ class Throughput:
         return {"iops": self.iops, "size": self.size, "op": self.op, "access": self.access}
 
 
+# Derivation.source: what priced an SLA.
+CLIENT_PRICE = "client"
+CLASS_ESTIMATE = "class"
+
+
 @dataclass(frozen=True)
 class Derivation:
-    """The utilization an SLA became, and which OSD's estimate of which class priced it."""
+    """The utilization an SLA became, and which OSD's price priced it: the client's own measured
+    price for the operation (source CLIENT_PRICE, cost_class the operation) or the OSD's estimate of
+    the class (CLASS_ESTIMATE, cost_class the class)."""
     utilization: float
     osd: int
     cost_class: str
     cost: float  # device seconds per op
+    source: str = CLASS_ESTIMATE
+
+    def price(self) -> str:
+        if self.source == CLIENT_PRICE:
+            return f"the client's measured {self.cost_class} price"
+        return f"the {self.cost_class} estimate"
 
     def describe(self, throughput: Throughput) -> str:
-        return (f"{throughput.iops:g} x {self.cost * 1000:.4g} ms ({self.cost_class} on osd.{self.osd}, the "
+        return (f"{throughput.iops:g} x {self.cost * 1000:.4g} ms ({self.price()} on osd.{self.osd}, the "
                 f"dearest OSD) = {self.utilization:.4g}")
 
 
@@ -86,6 +102,10 @@ def utilization(iops: float, cost: float) -> float:
     return iops * cost
 
 
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
 def _estimate(costs: Mapping[str, object], throughput: Throughput) -> Optional[Tuple[str, float]]:
     """The class and cost one OSD charges an op of this SLA. The OSD library charges a sequential op
     at the random estimate while it cannot tell the two apart (its seq costs stay null), so that is
@@ -93,16 +113,27 @@ def _estimate(costs: Mapping[str, object], throughput: Throughput) -> Optional[T
     classes = [throughput.cost_class()] + (["rand_" + throughput.op] if throughput.access == "seq" else [])
     for klass in classes:
         cost = costs.get(klass)
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost > 0:
+        if _positive(cost):
             return klass, float(cost)
     return None
 
 
-def derive(throughput: Throughput, costs_by_osd: Dict[int, Mapping[str, object]]) -> Union[Derivation, Refusal]:
+def derive(throughput: Throughput, costs_by_osd: Dict[int, Mapping[str, object]],
+           prices_by_osd: Optional[Dict[int, Mapping[str, object]]] = None) -> Union[Derivation, Refusal]:
     """The utilization at the dearest OSD's cost: the table has one utilization per client for
     every OSD, and a client's ops may reach any OSD that is primary for one of its PGs, so it must
-    get its rate on the OSD where an op costs most. Refused (EAGAIN) while no OSD has an estimate."""
+    get its rate on the OSD where an op costs most. prices_by_osd: the client's own mean measured
+    price per operation on each OSD that reports one (`price` of its `qbox status` entry); where any
+    OSD has one for the SLA's operation, the dearest of those prices it, since that is what the OSDs
+    charge its ops; else the class estimates do. Refused (EAGAIN) while neither exists."""
     dearest = None
+    for osd, prices in sorted((prices_by_osd or {}).items()):
+        price = prices.get(throughput.op) if isinstance(prices, Mapping) else None
+        if _positive(price) and (dearest is None or price > dearest[1]):
+            dearest = (osd, float(price))
+    if dearest is not None:
+        osd, cost = dearest
+        return Derivation(utilization(throughput.iops, cost), osd, throughput.op, cost, CLIENT_PRICE)
     for osd, costs in sorted(costs_by_osd.items()):
         found = _estimate(costs, throughput)
         if found is not None and (dearest is None or found[1] > dearest[2]):

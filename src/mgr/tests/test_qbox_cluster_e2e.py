@@ -7,7 +7,8 @@ QBOX_PLUGIN_DIR naming the directory of a built libec_qbox.so, the cluster is st
 `start.sh --scheduler qbox` and every OSD must report the module's table epoch and the client's
 share, with the global id of its session, after a mgr restart and after an OSD restart too; after a
 short rados bench gives the OSDs a random-read estimate, a throughput SLA for client.bob becomes a
-utilization at the dearest OSD's estimate, the OSDs take it, and it survives the mgr restart.
+utilization at the dearest OSD's estimate, the OSDs take it, once bob's own reads are measured
+they price it instead, and it survives the mgr restart.
 Without the library, the SLA is refused with EAGAIN (no OSD estimates anything).
 
 Selected with -m cluster. Ports QBOX_E2E_PORT_BASE (default 20400).. and /tmp/qbox-mgr-e2e-*; the
@@ -126,7 +127,7 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
         bench.kill()
         bench.wait()
     if PLUGIN_DIR:
-        set_a_throughput_sla(env)
+        set_a_throughput_sla(env, cluster_dir)
 
     before = qbox_status(env)
     restart_mgr(env, cluster_dir)
@@ -155,9 +156,10 @@ def test_commands_errors_push_and_a_mgr_restart(cluster):
                     ["table"]["clients"] == [], 30) is not None
 
 
-def set_a_throughput_sla(env):
+def set_a_throughput_sla(env, cluster_dir):
     """Reads give the OSDs a rand_read estimate; client.bob's 20 IOPS of 4 KiB random reads then
-    become 20 x the dearest OSD's estimate, which every OSD takes and the status shows."""
+    become 20 x the dearest OSD's estimate, which every OSD takes and the status shows; once bob's
+    own reads have completed, the dearest OSD's measured price of them converts the SLA instead."""
     for phase in (["write", "-b", "4096", "--no-cleanup"], ["rand"]):
         subprocess.run(["rados", "-p", "qboxpool", "bench", "8", *phase, "-t", "4"], env=env, check=True, timeout=120,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -181,6 +183,22 @@ def set_a_throughput_sla(env):
                 return False
         return True
     wait_for("every OSD to take client.bob's SLA utilization", every_osd_has_bobs_utilization, 60)
+
+    keyring = os.path.join(cluster_dir, "bob.keyring")
+    with open(keyring, "w") as f:
+        f.write(ceph(env, "auth", "get", "client.bob"))
+    bench = subprocess.Popen(["rados", "-n", "client.bob", "--keyring", keyring, "-p", "qboxpool", "bench", "60",
+                              "rand", "-t", "2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        bob = wait_for("client.bob's SLA priced at its own reads", lambda: next(
+            (sla for sla in (qbox_status(env) or {"slas": []})["slas"] if sla["cost_source"] == "client"), None), 60)
+    finally:
+        bench.kill()
+        bench.wait()
+    assert bob["cost_class"] == "read" and bob["derived"] == pytest.approx(20 * bob["cost_seconds"])
+    prices = [json.loads(ceph(env, "tell", f"osd.{osd}", "qbox", "status")) for osd in range(OSDS)]
+    assert any("read" in (c.get("price") or {}) for status in prices for c in status["clients"]
+               if c["name"] == "client.bob"), prices
 
 
 def check_osds_took_the_table(env, owners):

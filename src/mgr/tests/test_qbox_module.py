@@ -21,6 +21,7 @@ class Osd:
 
     def __init__(self, library=True, costs=None):
         self.library, self.epoch, self.table, self.costs = library, 0, None, costs or {}
+        self.prices = {}  # client -> its mean measured price per operation, once it has one
 
     def answer(self, command):
         if not self.library:
@@ -28,8 +29,9 @@ class Osd:
         if command["prefix"] == "qbox set":
             self.table = json.loads(command["table"])
             self.epoch = self.table["epoch"]
+        clients = [{"name": name, "price": price} for name, price in self.prices.items()]
         return 0, json.dumps({"state": "active", "reason": "", "table_epoch": self.epoch, "costs": self.costs,
-                              "clients": []}), ""
+                              "clients": clients}), ""
 
 
 def make_module(module_class, store, osds, sessions):
@@ -156,7 +158,8 @@ def test_a_throughput_sla_follows_the_osds_estimates_within_admission_and_surviv
     ret, _, message = module.qbox_set_throughput("client.alice", "500", "4096", "read")
     assert ret == 0, message
     assert message.startswith("client.alice: 500 IOPS of 4096-byte random reads -> utilization 500 x 1 ms "
-                              "(rand_read on osd.0, the dearest OSD) = 0.5; utilizations now sum to 0.65 of 1")
+                              "(the rand_read estimate on osd.0, the dearest OSD) = 0.5; utilizations now sum to 0.65 "
+                              "of 1")
     assert module.qbox_set_throughput("client.alice", "900", "4096", "read")[0] == -34
     assert module.qbox_set("client.bob", "0.3")[0] == 0
 
@@ -178,6 +181,13 @@ def test_a_throughput_sla_follows_the_osds_estimates_within_admission_and_surviv
     assert restarted._table.throughputs["client.alice"].iops == 500
     assert restarted.qbox_rm("client.bob")[0] == 0
     run_until(restarted, lambda: pushed(osds[0], "client.alice") == pytest.approx(0.65) and not restarted.health)
+    # Once alice's own reads are measured, they price her SLA instead of the class estimate.
+    osds[0].prices = {"client.alice": {"read": 0.0004}}
+    run_until(restarted, lambda: pushed(osds[0], "client.alice") == pytest.approx(0.2))
+    [sla] = json.loads(restarted.qbox_status("json")[1])["slas"]
+    assert (sla["cost_source"], sla["cost_class"], sla["cost_osd"]) == ("client", "read", 0)
+    assert "client's measured read price on osd.0" in restarted.qbox_status("plain")[1]
+    osds[0].prices = {}
     # A utilization set by hand ends the SLA.
     assert restarted.qbox_set("client.alice", "0.2")[0] == 0
     assert json.loads(restarted.qbox_status("json")[1])["slas"] == []

@@ -10,10 +10,11 @@ import pytest
 from qbox.health import health_checks
 from qbox.push import read_status
 from qbox.refusal import Refusal
-from qbox.sla import costs_by_osd, rederive, sla_entries
+from qbox.sla import client_prices, costs_by_osd, rederive, sla_entries
 from qbox.status import build_status, render_plain
 from qbox.table import Table, from_json, remove_client, set_client, set_throughput, to_json
-from qbox.throughput import MAX_SIZE, Throughput, derive, parse_iops, parse_throughput, utilization
+from qbox.throughput import (CLASS_ESTIMATE, CLIENT_PRICE, MAX_SIZE, Throughput, derive, parse_iops,
+                              parse_throughput, utilization)
 
 VECTORS = os.path.join(os.path.dirname(__file__), "..", "..", "qbox", "testdata", "throughput_vectors.txt")
 READS = Throughput(500.0, 4096, "read", "rand")
@@ -72,7 +73,34 @@ def test_the_dearest_osd_prices_the_sla():
     conversion = derive(READS, costs)
     assert (conversion.osd, conversion.cost_class, conversion.cost) == (1, "rand_read", 0.0012)
     assert conversion.utilization == pytest.approx(0.6)
-    assert conversion.describe(READS) == "500 x 1.2 ms (rand_read on osd.1, the dearest OSD) = 0.6"
+    assert conversion.source == CLASS_ESTIMATE
+    assert conversion.describe(READS) == "500 x 1.2 ms (the rand_read estimate on osd.1, the dearest OSD) = 0.6"
+
+
+def test_the_clients_own_measured_price_is_preferred_to_the_class_estimate():
+    costs = {0: {"rand_read": 0.001}, 1: {"rand_read": 0.0012}}
+    # client.alice's reads measured 4 ms on osd.0 and 3 ms on osd.2; osd.1 has none of them yet.
+    conversion = derive(READS, costs, {0: {"read": 0.004, "write": 0.009}, 2: {"read": 0.003}})
+    assert (conversion.osd, conversion.cost_class, conversion.cost, conversion.source) == (
+        0, "read", 0.004, CLIENT_PRICE)
+    assert conversion.utilization == pytest.approx(2.0)
+    assert conversion.describe(READS) == (
+        "500 x 4 ms (the client's measured read price on osd.0, the dearest OSD) = 2")
+    # A sequential SLA pays the same: the OSDs price the client's ops, not their access pattern.
+    assert derive(Throughput(500.0, 4096, "read", "seq"), costs, {0: {"read": 0.004}}).cost == 0.004
+
+
+@pytest.mark.parametrize("prices", [None, {}, {0: {}}, {0: {"write": 0.009}}, {0: {"read": 0}},
+                                    {0: {"read": math.nan}}, {0: {"read": True}}, {0: {"read": "0.004"}},
+                                    {0: ["read", 0.004]}])
+def test_without_a_price_of_its_own_for_the_operation_the_class_estimate_prices_the_sla(prices):
+    conversion = derive(READS, {0: {"rand_read": 0.001}, 1: {"rand_read": 0.0012}}, prices)
+    assert (conversion.osd, conversion.cost_class, conversion.cost, conversion.source) == (
+        1, "rand_read", 0.0012, CLASS_ESTIMATE)
+
+
+def test_a_clients_price_prices_its_sla_even_before_any_osd_estimates_the_class():
+    assert derive(READS, {0: {"rand_read": None}}, {0: {"read": 0.002}}).cost == 0.002
 
 
 def test_a_sequential_sla_pays_the_random_cost_where_the_osd_does_not_tell_them_apart():
@@ -97,6 +125,18 @@ def test_costs_come_only_from_osds_scheduling_with_qbox():
                2: read_status(2, 0, "", "unknown command prefix qbox status"),
                3: read_status(3, 0, json.dumps({"state": "active", "table_epoch": 1, "costs": None}), "")}
     assert costs_by_osd(reports) == {0: {"rand_read": 1}, 3: {}}
+
+
+def test_client_prices_come_from_the_entries_of_osds_scheduling_with_qbox():
+    def status(state, clients):
+        return json.dumps({"state": state, "table_epoch": 1, "costs": {}, "clients": clients})
+    reports = {0: read_status(0, 0, status("active", [{"name": "client.alice", "price": {"read": 0.004}},
+                                                      {"name": "client.bob"}, "junk", {"price": {"read": 1}},
+                                                      {"name": "client.carol", "price": 0.002}]), ""),
+               1: read_status(1, 0, status("stock", [{"name": "client.alice", "price": {"read": 9}}]), ""),
+               2: read_status(2, 0, status("active", [{"name": "client.alice", "price": {"write": 0.001}}]), ""),
+               3: read_status(3, 0, status("active", None), "")}
+    assert client_prices(reports) == {"client.alice": {0: {"read": 0.004}, 2: {"write": 0.001}}}
 
 
 def test_an_sla_is_admitted_like_a_utilization_and_a_utilization_replaces_it():
@@ -145,6 +185,15 @@ def test_utilizations_rise_with_the_estimates_at_once_and_fall_only_past_the_mar
     assert rederive(table, {0: {"rand_read": 0.00089}}, 0.1).table.clients["client.alice"] == pytest.approx(0.445)
 
 
+def test_rederiving_prefers_each_clients_own_price():
+    table = sla_table(("client.alice", READS, 0.4), ("client.bob", READS, 0.4))
+    result = rederive(table, {0: {"rand_read": 0.0008}}, 0.1, {"client.alice": {0: {"read": 0.0006}}})
+    assert result.derived["client.alice"].source == CLIENT_PRICE
+    assert result.table.clients["client.alice"] == pytest.approx(0.3)
+    assert result.derived["client.bob"].source == CLASS_ESTIMATE
+    assert result.table.clients["client.bob"] == pytest.approx(0.4)
+
+
 def test_an_sla_no_osd_prices_keeps_its_utilization():
     table = sla_table(("client.alice", READS, 0.5))
     result = rederive(table, {0: {"rand_read": None}}, 0.1)
@@ -179,10 +228,15 @@ def test_status_shows_each_sla_and_the_utilization_it_became():
     status = build_status(result.table, 3, {}, [], {}, {}, [], 0.0, entries)
     assert json.loads(json.dumps(status))["slas"] == [{
         "name": "client.alice", "iops": 500.0, "size": 4096, "op": "read", "access": "rand", "utilization": 0.5,
-        "derived": pytest.approx(0.75), "cost_class": "rand_read", "cost_seconds": 0.0015, "cost_osd": 1,
-        "refused": result.refused["client.alice"]}]
+        "derived": pytest.approx(0.75), "cost_class": "rand_read", "cost_source": "class", "cost_seconds": 0.0015,
+        "cost_osd": 1, "refused": result.refused["client.alice"]}]
     text = render_plain(status)
     assert ("  client.alice             SLA 500 IOPS of 4096-byte random reads -> 0.500 (now 500 x 1.500 ms "
-            "rand_read on osd.1 = 0.750); NOT ADMITTED, see QBOX_SLA_NOT_ADMITTED") in text
+            "rand_read estimate on osd.1 = 0.750); NOT ADMITTED, see QBOX_SLA_NOT_ADMITTED") in text
+    own = rederive(table, {1: {"rand_read": 0.0015}}, 0.1, {"client.alice": {2: {"read": 0.0004}}})
+    own_entries = sla_entries(own.table, own.derived, own.refused)
+    assert own_entries[0]["cost_source"] == "client" and own_entries[0]["cost_class"] == "read"
+    assert ("SLA 500 IOPS of 4096-byte random reads -> 0.200 (now 500 x 0.400 ms client's measured read price on "
+            "osd.2 = 0.200)") in render_plain(build_status(own.table, 3, {}, [], {}, {}, [], 0.0, own_entries))
     fresh = render_plain(build_status(table, 3, {}, [], {}, {}, [], 0.0, sla_entries(table, {}, {})))
     assert "SLA 500 IOPS of 4096-byte random reads -> 0.500 (no OSD has priced it since the mgr started)" in fresh

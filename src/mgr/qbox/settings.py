@@ -18,7 +18,7 @@ class Settings:
     # A client counts as backlogged in a window when it had ops queued this fraction of it; only a
     # backlogged client is owed its share (an idle one leaves it to others).
     backlogged_min: float = 0.5
-    # A throughput SLA's utilization falls only when the OSDs' estimates give one this fraction
+    # A throughput SLA's utilization falls only when the OSDs' prices give one this fraction
     # below it (it rises at once): costs move a little every window, and each change is a new
     # table for every OSD.
     sla_lower_margin: float = 0.1

@@ -40,8 +40,8 @@ def client_prices(reports: Dict[int, OsdReport]) -> Dict[str, Dict[int, Mapping[
 
 def rederive(table: Table, costs: Dict[int, Mapping[str, object]], lower_margin: float,
              prices: Optional[Dict[str, Dict[int, Mapping[str, object]]]] = None) -> Rederived:
-    """A utilization rises as soon as the estimate does (a guarantee never rests on an old, lower
-    cost) but falls only once the estimate gives one lower_margin below it, so that estimator noise
+    """A utilization rises as soon as the price does (a guarantee never rests on an old, lower
+    cost) but falls only once the price gives one lower_margin below it, so that price noise
     does not give the OSDs a new table every round. Falls are applied first: they only make room.
     An SLA no OSD can price this round keeps its utilization. prices: client_prices."""
     derived, refused, changes = {}, {}, []

@@ -3,11 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
-#include <vector>
 
+#include "common/tests/vector_file.h"
 #include "qbox/broker.h"
 
 namespace erails::qbox {
@@ -26,18 +24,10 @@ DeviceProfile steady_profile(const std::string& interval, const std::string& cou
 }
 
 TEST(ThroughputVectors, EveryVectorMatches) {
-  std::ifstream in(ERAILS_THROUGHPUT_VECTORS);
-  ASSERT_TRUE(in) << "cannot open " << ERAILS_THROUGHPUT_VECTORS;
+  const auto vectors = test::read_vector_file(ERAILS_THROUGHPUT_VECTORS);
+  ASSERT_TRUE(vectors) << "cannot open " << ERAILS_THROUGHPUT_VECTORS;
   const DeviceProfile any = steady_profile("1", "1");
-  std::string line;
-  int line_number = 0;
-  int checked = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::vector<std::string> f;
-    for (std::string x; fields >> x;) f.push_back(x);
+  for (const auto& [line_number, f] : *vectors) {
     if (f[0] == "refuse") {
       ASSERT_EQ(f.size(), 2u) << "line " << line_number;
       const auto refused = utilization_for(any, {kType, std::strtod(f[1].c_str(), nullptr), 1, 0.95});
@@ -51,9 +41,8 @@ TEST(ThroughputVectors, EveryVectorMatches) {
       ASSERT_TRUE(u) << "line " << line_number << ": " << u.error().to_string();
       EXPECT_NEAR(u.value(), std::strtod(f[3].c_str(), nullptr), 1e-12) << "line " << line_number;
     }
-    ++checked;
   }
-  EXPECT_GE(checked, 10);
+  EXPECT_GE(vectors->size(), 10u);
 }
 
 }  // namespace

@@ -2,28 +2,20 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
 
+#include "common/tests/vector_file.h"
 #include "rails/schedule.h"
 
 namespace erails::rails {
 namespace {
 
 TEST(ScheduleVectors, EveryVectorMatches) {
-  std::ifstream in(ERAILS_SCHEDULE_VECTORS);
-  ASSERT_TRUE(in) << "cannot open " << ERAILS_SCHEDULE_VECTORS;
-  std::string line;
-  int line_number = 0;
-  int checked = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::vector<std::string> f;
-    for (std::string x; fields >> x;) f.push_back(x);
+  const auto vectors = test::read_vector_file(ERAILS_SCHEDULE_VECTORS);
+  ASSERT_TRUE(vectors) << "cannot open " << ERAILS_SCHEDULE_VECTORS;
+  for (const auto& vector : *vectors) {
+    // Not structured bindings: a lambda below captures them, which C++17 does not allow.
+    const int line_number = vector.number;
+    const auto& f = vector.fields;
     ASSERT_GE(f.size(), 11u) << "line " << line_number;
     const int n = std::stoi(f[0]);
     ASSERT_EQ(f.size(), 11u + n) << "line " << line_number;
@@ -39,9 +31,8 @@ TEST(ScheduleVectors, EveryVectorMatches) {
     EXPECT_EQ(sch.next_switch(t), d(10)) << "line " << line_number;
     for (int c = 0; c < n; ++c)
       EXPECT_EQ(sch.next_phase_change(c, t), d(11 + c)) << "line " << line_number << " color " << c;
-    ++checked;
   }
-  EXPECT_GT(checked, 1000);
+  EXPECT_GT(vectors->size(), 1000u);
 }
 
 }  // namespace

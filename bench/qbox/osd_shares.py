@@ -5,8 +5,9 @@ clients of their own cephx names, and an OSD killed and restarted under client l
   python3 bench/qbox/osd_shares.py --plugin-dir <build>/erasure-code --device hdd|ssd|files
                                    [--time-scale X] [--out DIR] [--recovery] [--port-base P]
                                    [--dir DIR] [--seconds S] [--op-shards N --shard-threads T]
+                                   [--bluestore-throttle BYTES] [--pool-size 1|2]
 
-One run, on one cluster (2 BlueStore OSDs, a size-2 pool with min_size 1, the qbox mgr module
+One run, on one cluster (2 BlueStore OSDs, a size-2 pool (--pool-size) with min_size 1, the qbox mgr module
 enabled from this tree): the clients connect once and write their objects; each runs alone
 (its standalone IOPS, the black-box measure's denominator); then under QBox (targets set with
 `ceph qbox set` through the mgr), then stock wpq, then stock mclock_scheduler (only the OSDs are
@@ -564,7 +565,17 @@ def main(argv):
                         help="osd_op_num_shards of every OSD (start.sh: 2); with --shard-threads")
     parser.add_argument("--shard-threads", type=int, metavar="T",
                         help="osd_op_num_threads_per_shard of every OSD (start.sh: Ceph's 1 on files)")
+    parser.add_argument("--bluestore-throttle", type=int, metavar="BYTES",
+                        help="bluestore_throttle_bytes and _deferred_bytes of every OSD, under every "
+                             "scheduler and alone: writes then wait in the shards' queues, not in BlueStore")
+    parser.add_argument("--pool-size", type=int, default=2, choices=(1, 2),
+                        help="replicas of the pool (default 2); with 1 no op is a replica sub-op, which "
+                             "QBox runs as immediate and charges to no client")
     args = parser.parse_args(argv)
+    if args.pool_size == 1 and args.recovery:
+        parser.error("--recovery: a pool of size 1 has nothing to recover from; use --pool-size 2")
+    if args.bluestore_throttle is not None and args.bluestore_throttle < 1:
+        parser.error(f"--bluestore-throttle: got {args.bluestore_throttle}; expected bytes >= 1")
     for name, value in (("--op-shards", args.op_shards), ("--shard-threads", args.shard_threads)):
         if value is not None and not 1 <= value <= 16:
             parser.error(f"{name}: got {value}; expected a whole number from 1 to 16")
@@ -572,12 +583,15 @@ def main(argv):
     # all land in one shard gets that shard's thread whatever its share (doc/dev/qbox-in-osd.md);
     # one shard of several threads puts every op of the OSD in one queue. start.sh writes the
     # shard count into ceph.conf, which outranks the monitors' config; the command line (here
-    # CEPH_ARGS, which every daemon start.sh starts inherits) outranks ceph.conf.
-    shard_args = [f"--{o} {v}" for o, v in (("osd_op_num_shards", args.op_shards),
-                                            ("osd_op_num_threads_per_shard", args.shard_threads))
-                  if v is not None]
-    if shard_args:
-        os.environ["CEPH_ARGS"] = " ".join(filter(None, [os.environ.get("CEPH_ARGS", "")] + shard_args))
+    # CEPH_ARGS, which every daemon start.sh starts inherits) outranks ceph.conf. The BlueStore
+    # throttles go the same way, so that the OSDs have them from their first op, alone runs included.
+    osd_args = [f"--{o} {v}" for o, v in (("osd_op_num_shards", args.op_shards),
+                                          ("osd_op_num_threads_per_shard", args.shard_threads),
+                                          ("bluestore_throttle_bytes", args.bluestore_throttle),
+                                          ("bluestore_throttle_deferred_bytes", args.bluestore_throttle))
+                if v is not None]
+    if osd_args:
+        os.environ["CEPH_ARGS"] = " ".join(filter(None, [os.environ.get("CEPH_ARGS", "")] + osd_args))
     if not (Path(args.plugin_dir) / "libec_qbox.so").exists():
         parser.error(f"--plugin-dir: no libec_qbox.so in '{args.plugin_dir}'")
     figures = [f for f in args.figures.split(",") if f]
@@ -597,9 +611,10 @@ def main(argv):
     args.dir = args.dir or f"/tmp/erails-qbox-osd-shares-{args.device}"
     Path(args.out).mkdir(parents=True, exist_ok=True)
     device = f"emulated {model} time_scale {args.time_scale:g}" if model else "plain files"
-    if shard_args:
-        device += ", " + " ".join(shard_args)
-    conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {OSDS} OSDs, BlueStore on {device}; "
+    if osd_args:
+        device += ", " + " ".join(osd_args)
+    conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {OSDS} OSDs, BlueStore on {device}, "
+                  f"pool size {args.pool_size}; "
                   f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
     log(conditions[0])
     cluster = Cluster(args)
@@ -608,7 +623,11 @@ def main(argv):
     try:
         cluster.start("qbox", fresh=True)
         cluster.ceph("osd", "pool", "create", POOL, str(PGS), str(PGS))
-        cluster.ceph("osd", "pool", "set", POOL, "size", "2")
+        if args.pool_size == 1:
+            cluster.ceph("config", "set", "global", "mon_allow_pool_size_one", "true")
+            cluster.ceph("osd", "pool", "set", POOL, "size", "1", "--yes-i-really-mean-it")
+        else:
+            cluster.ceph("osd", "pool", "set", POOL, "size", str(args.pool_size))
         cluster.ceph("osd", "pool", "set", POOL, "min_size", "1")
         cluster.ceph("osd", "pool", "application", "enable", POOL, "rados")
         cluster.connect_admin()

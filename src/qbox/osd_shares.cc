@@ -154,7 +154,7 @@ RunningOp OsdShares::on_dispatch(AccountId account, RequestClass request_class,
   accumulate_busy(now);
   ++in_flight_;
   if (queued_ > 0) --queued_;
-  const RunningOp running{account, request_class, estimate, run_clock_, now};
+  const RunningOp running{account, request_class, estimate, run_clock_};
   if (account == kNoAccount || account >= accounts_.size()) return running;
   Account& a = accounts_[account];
   ++a.ops;
@@ -162,7 +162,7 @@ RunningOp OsdShares::on_dispatch(AccountId account, RequestClass request_class,
   return running;
 }
 
-Seconds OsdShares::on_completion(const RunningOp& op, Seconds now, Seconds on_cpu) {
+Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   std::lock_guard<std::mutex> lock(mutex_);
   now = clock(now);
   advance(now);
@@ -170,9 +170,7 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now, Seconds on_cp
   accumulate_busy(now);
   --in_flight_;
   estimator_.on_completion(op.request_class, now);
-  const Seconds run = now - op.dispatched;
-  const double off_cpu = run > 0 ? std::clamp((run - on_cpu) / run, 0.0, 1.0) : 1.0;
-  const Seconds measured = std::max(0.0, run_clock_ - op.started) * off_cpu;
+  const Seconds measured = std::max(0.0, run_clock_ - op.started);
   if (op.account == kNoAccount || op.account >= accounts_.size()) return measured;
   Account& a = accounts_[op.account];
   a.charged += measured;

@@ -11,9 +11,7 @@
 // Prices are measured (doc/dev/qbox-in-osd.md, "Costs"): an op's device time is its share of the
 // OSD's running time, each instant split evenly among the ops then running (dispatched, their
 // threads not back yet), so a 128 KiB read that keeps its thread four times as long as a 4 KiB
-// one costs four times as much. The part of that share in which the op's thread was on a CPU is
-// not device time and is left out: the share is scaled by the fraction of the op's run its
-// thread spent off-CPU (waiting for the device, or for a CPU, which cannot be told apart here).
+// one costs four times as much, and the ops' shares of a window add up to the time any op ran.
 // An op is tagged at enqueue with its account's mean measured price for its operation (the
 // estimator's class cost until the account has one); when it completes, its account is charged
 // the measured time and the shard's queue moves the account's deadlines by the difference.
@@ -65,9 +63,8 @@ inline constexpr AccountId kNoAccount = UINT32_MAX;
 struct RunningOp {
   AccountId account = kNoAccount;
   RequestClass request_class;
-  Seconds estimate = 0;    // the device time the op was tagged with at enqueue
-  Seconds started = 0;     // the OSD's run clock at dispatch
-  Seconds dispatched = 0;  // the wall clock at dispatch
+  Seconds estimate = 0;  // the device time the op was tagged with at enqueue
+  Seconds started = 0;   // the OSD's run clock at dispatch
 };
 
 // The table as the shards schedule by it; replaced as a whole, never changed in place.
@@ -120,10 +117,9 @@ class OsdShares {
   // A shard handed the op to the OSD: it leaves the queue. The result goes back to on_completion.
   RunningOp on_dispatch(AccountId account, RequestClass request_class, Seconds estimate,
                         Seconds now);
-  // The thread that ran `op` came back for more: the op has completed, its thread having spent
-  // `on_cpu` of its run on a CPU (0 when not measured). Charges its account the op's measured
-  // device time and returns it.
-  Seconds on_completion(const RunningOp& op, Seconds now, Seconds on_cpu);
+  // The thread that ran `op` came back for more: the op has completed. Charges its account the
+  // op's measured device time and returns it.
+  Seconds on_completion(const RunningOp& op, Seconds now);
 
   // `qbox status` as specified in doc/dev/qbox-in-osd.md.
   std::string status_json(const StatusHeader& header, Seconds now);

@@ -68,12 +68,12 @@ class ShardQueue {
                                           next->request.cost, now)};
   }
 
-  // The thread that ran a dispatched op came back, having spent `on_cpu` of the op's run on a CPU
-  // (0 when not measured): the op's account pays what the op measured, so the account's later
-  // deadlines move by the difference from the estimate it was tagged with. Call from this shard's
-  // thread (under the shard lock, like every other call). Returns the measured device time.
-  Seconds complete(const RunningOp& op, Seconds now, Seconds on_cpu = 0) {
-    const Seconds measured = shares_.on_completion(op, now, on_cpu);
+  // The thread that ran a dispatched op came back: the op's account pays what the op measured,
+  // so the account's later deadlines move by the difference from the estimate it was tagged
+  // with. Call from this shard's thread (under the shard lock, like every other call). Returns
+  // the measured device time.
+  Seconds complete(const RunningOp& op, Seconds now) {
+    const Seconds measured = shares_.on_completion(op, now);
     if (op.account != kNoAccount) qbox_.charge(op.account, measured - op.estimate);
     return measured;
   }

@@ -1,7 +1,6 @@
 #include "qbox_osd/osd_scheduler.h"
 
 #include <dlfcn.h>
-#include <time.h>
 
 #include <chrono>
 #include <cstring>
@@ -84,20 +83,11 @@ qbox::OpTraits traits_of(const OpSchedulerItem& item) {
 // dequeue()) only after it has run the op it took last, so the time between a thread's dequeue
 // and its next call is that op's run(). Reads run synchronously in run(); writes only submit
 // their transaction (doc/dev/qbox-in-osd.md says what that means for their cost).
-// The thread's CPU time is read at both ends too: the part of a run spent on a CPU is not device
-// time (osd_shares.h).
 struct ThreadOp {
   const void* scheduler = nullptr;
   qbox::RunningOp op;
-  qbox::Seconds cpu_at_dispatch = 0;
 };
 thread_local ThreadOp t_running;
-
-qbox::Seconds thread_cpu() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 class QBoxOpScheduler final : public ceph_osd::OpScheduler {
  public:
@@ -122,7 +112,7 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
     auto next = queue_.dequeue(now());
     if (next) {
       next->op.move_into(work);
-      t_running = {this, next->running, thread_cpu()};
+      t_running = {this, next->running};
     }
     return work;
   }
@@ -145,7 +135,7 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
   void finish_running() const {
     if (t_running.scheduler != this) return;
     t_running.scheduler = nullptr;
-    queue_.complete(t_running.op, now(), thread_cpu() - t_running.cpu_at_dispatch);
+    queue_.complete(t_running.op, now());
   }
 
   OsdState& state_;

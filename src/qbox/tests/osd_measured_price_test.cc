@@ -67,44 +67,6 @@ TEST(OsdMeasuredPrice, ReadsOfDifferentSizesShareDeviceTimeByTarget) {
   EXPECT_NEAR(client_field(status, "client.small", "achieved"), 0.5, 0.03) << status;
 }
 
-// Two readers with equal targets whose ops wait 1 ms each for the device; client.big's threads
-// also spend 1 ms of each run on a CPU (a read path with more to do). The CPU is not device
-// time: priced by their whole runs, client.big would get a third of the device; priced by their
-// runs off-CPU, half.
-TEST(OsdMeasuredPrice, TimeOnACpuIsNotDeviceTime) {
-  OsdShares shares(one_second_windows(), 0);
-  shares.set_table(equal_table(), 0);
-  ShardQueue<int> queue(shares);
-  Seconds now = 0;
-  Seconds device[2] = {0, 0};
-  constexpr Seconds kDevice = 0.001;
-  constexpr Seconds kCpu[2] = {0.001, 0};
-  int queued[2] = {0, 0};
-  while (now < 20.5) {
-    for (int c = 0; c < 2; ++c) {
-      for (; queued[c] < 8; ++queued[c]) {
-        queue.enqueue(c, {OpClass::client, static_cast<std::uint64_t>(c + 1), kRead}, now);
-      }
-    }
-    const auto op = queue.dequeue(now);
-    --queued[op->op];
-    now += kDevice + kCpu[op->op];
-    if (now > 10) device[op->op] += kDevice;
-    EXPECT_NEAR(queue.complete(op->running, now, kCpu[op->op]), kDevice, 1e-9);
-  }
-  EXPECT_NEAR(device[0] / (device[0] + device[1]), 0.5, 0.03);
-}
-
-// A run reported with more CPU time than it lasted (clocks of different resolution) costs 0.
-TEST(OsdMeasuredPrice, ARunAllOnACpuCostsNothing) {
-  OsdShares shares(one_second_windows(), 0);
-  shares.set_table(equal_table(), 0);
-  ShardQueue<int> queue(shares);
-  queue.enqueue(0, {OpClass::client, 1, kRead}, 0);
-  const auto op = queue.dequeue(0);
-  EXPECT_DOUBLE_EQ(queue.complete(op->running, 0.002, 0.003), 0);
-}
-
 // Ops running at the same time split each instant evenly: the ops' prices add up to the time
 // some op ran, whatever the overlap.
 TEST(OsdMeasuredPrice, OverlappingOpsSplitTheTimeTheyRunTogether) {

@@ -530,18 +530,25 @@ class Run:
             + f"; {errors} client errors")
         shares = {p: {n: m[n] / alone[n] for n in m} for p, m in means.items()}
         start, end = phases["recovering"]
-        est = [a["background_recovery"] for t, _, a, _, _ in samples
-               if start < t <= end and a.get("background_recovery") is not None]
-        recovery_est = sum(est) / len(est) if est else None
+        # Whether recovery got less than its utilization because QBox held it back (its ops queued)
+        # or because it asked for less (Ceph's own recovery limits pace its ops).
+        windows = [(a["background_recovery"], b.get("background_recovery")) for t, _, a, b, _ in samples
+                   if start < t <= end and a.get("background_recovery") is not None]
+        recovery_est = sum(a for a, _ in windows) / len(windows) if windows else None
+        backlogs = [b for _, b in windows if b is not None]
+        recovery_backlogged = sum(backlogs) / len(backlogs) if backlogs else None
         if recovery_est is not None:
             log(f"  background_recovery: target {BACKGROUND['recovery']}, QBox's estimate of its share while "
-                f"recovering {recovery_est:.3f} (mean over {len(est)} OSD-windows)")
+                f"recovering {recovery_est:.3f}, its ops queued "
+                + ("(not reported)" if recovery_backlogged is None else f"{recovery_backlogged:.2f} of the time")
+                + f" (means over {len(windows)} OSD-windows)")
         for n in names:
             log(f"  {n}: target {targets[n]:.3f}, black-box share before {shares['before'].get(n, 0):.3f} "
                 f"down {shares['down'].get(n, 0):.3f} recovering {shares['recovering'].get(n, 0):.3f}")
         # While recovery has ops queued, it takes its utilization too: the clients are owed less.
         busy = sum(mix.values()) + BACKGROUND["recovery"]
         return {"shares": shares, "targets": targets, "peak": peak, "recovery_estimated": recovery_est,
+                "recovery_backlogged": recovery_backlogged,
                 "targets_recovering": {n: u / busy for n, u in mix.items()},
                 "clean_after": (clean_at - RESTART_AT) if clean_at else None}
 

@@ -100,14 +100,15 @@ def summarize_recovery(out, prefix, recovery):
         w = csv.writer(f)
         w.writerow(["scheduler", "client", "target", "target_while_recovering", "share_before", "share_down",
                     "share_recovering", "peak_degraded_objects", "clean_after_restart_s",
-                    "qbox_estimated_recovery_share"])
+                    "qbox_estimated_recovery_share", "qbox_recovery_backlogged"])
         for s, r in recovery.items():
-            est = r["recovery_estimated"]
+            est, backlogged = r["recovery_estimated"], r.get("recovery_backlogged")
             for c, target in r["targets"].items():
                 w.writerow([s, c, f"{target:.3f}", f"{r['targets_recovering'][c]:.3f}"]
                            + [f"{r['shares'][p].get(c, 0):.3f}" for p in ("before", "down", "recovering")]
                            + [r["peak"], "" if r["clean_after"] is None else f"{r['clean_after']:.0f}",
-                              "" if est is None else f"{est:.3f}"])
+                              "" if est is None else f"{est:.3f}",
+                              "" if backlogged is None else f"{backlogged:.3f}"])
     print("\nrecovery: black-box share per phase (before the kill / osd.1 down / recovering)")
     for s, r in recovery.items():
         clean = "not clean by the end" if r["clean_after"] is None else f"clean {r['clean_after']:.0f} s after restart"

@@ -6,13 +6,13 @@ devices, reads, clock, health, status); this file only feeds them the mgr's maps
 and the clock and carries their actions to the OSDs. All OSD settings go through `tell` (runtime
 only), never the config database, so an OSD that restarts comes back without a hold and the
 controller sends it its state again. Every held OSD also has a lease (lease.py, src/rails_osd) that
-the loop renews: an OSD whose lease runs out, because this module was disabled or its mgr died,
-releases itself.
+the loop renews every few seconds: an OSD whose lease runs out, because this module was disabled
+or its mgr died, releases itself.
 """
 import json
 import threading
 import time
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from mgr_module import CLIReadCommand, CommandResult, HandleCommandResult, MgrModule, NotifyType, Option
 
@@ -21,7 +21,7 @@ from .accounting import Counters, HoldAccounting, counters_from_perf_dump, kick_
 from .controller import OsdAction, Pacing, PhaseController, defer_interval_seconds, next_change
 from .devices import device_problems
 from .health import health_checks
-from .lease import NO_LEASE_ERRNO, cancel_command, grant_command, lapsed, lease_seconds
+from .lease import NO_LEASE_ERRNO, cancel_command, grant_command, lapsed, lease_seconds, renewals_due
 from .pacing import effective_spread
 from .reads import MixedReads, pg_reads
 from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, over_budget_args,
@@ -72,8 +72,9 @@ class Module(MgrModule):
         # OSDs that refused the lease (osd -> their answer): held as before, named by RAILS_NO_LEASE,
         # and offered the lease again only with their next hold.
         self._no_lease: Dict[int, str] = {}
-        # OSDs whose lease this module granted and has not cancelled.
-        self._leased: Set[int] = set()
+        # OSDs whose lease this module granted and has not cancelled -> when the last successful
+        # grant was sent (lease.renewals_due).
+        self._leased: Dict[int, float] = {}
         self._last_perf_read = 0.0
         self._health: Dict[str, dict] = {}
         self._device_problems: Dict[int, str] = {}
@@ -152,7 +153,7 @@ class Module(MgrModule):
         """One pass of the control loop; returns how long to sleep."""
         self._refresh_settings()
         self._refresh_topology()
-        self._renew_leases()
+        self._renew_leases(time.time())
         now = time.time()
         with self._lock:
             holding = self._holding(now)
@@ -375,13 +376,14 @@ class Module(MgrModule):
         if not osds:
             return []
         command = self._lease_command()
+        sent_at = time.time()
         outcomes = self._tell_many({osd: command for osd in osds})
         ran_out = []
         for osd, (ret, out, err) in sorted(outcomes.items()):
             if ret == 0:
                 with self._lock:
                     self._no_lease.pop(osd, None)
-                    self._leased.add(osd)
+                    self._leased[osd] = sent_at
                 if lapsed(out):
                     ran_out.append(osd)
             elif ret == NO_LEASE_ERRNO:
@@ -395,19 +397,21 @@ class Module(MgrModule):
                 self.log.warning("osd.%d: granting the Rails lease failed: %s (%d)", osd, err.strip(), ret)
         return ran_out
 
-    def _renew_leases(self) -> None:
-        """Renews the lease of every up OSD the controller holds; an OSD whose lease ran out
-        released itself, so its state is forgotten and the next step() holds it again. A down OSD
-        is left out: it would hold every pass up for the command timeout, and it comes back
-        without its hold anyway."""
+    def _renew_leases(self, now: float) -> None:
+        """Renews the lease of every up OSD the controller holds whose renewal is due at `now`
+        (lease.renewals_due); an OSD whose lease ran out released itself, which only this renewal's
+        answer tells, so its state is forgotten and the next step() holds it again. A down OSD is
+        left out: it would hold every pass up for the command timeout, and it comes back without
+        its hold anyway."""
         with self._lock:
             colored = set(self._topology.colored_osds())
             for osd in set(self._no_lease) - colored:
                 del self._no_lease[osd]
             up = set(self._topology.up_osds)
-            held = sorted(osd for osd, state in self._controller.states().items()
-                          if state.held and osd in up and osd not in self._no_lease)
-        ran_out = self._grant_leases(held)
+            held = [osd for osd, state in self._controller.states().items()
+                    if state.held and osd in up and osd not in self._no_lease]
+            due = renewals_due(held, self._leased, now)
+        ran_out = self._grant_leases(due)
         if not ran_out:
             return
         with self._lock:
@@ -420,8 +424,7 @@ class Module(MgrModule):
         """Drops the leases of OSDs this module released itself; best effort, since a lease left
         behind only applies the same release again when it runs out."""
         with self._lock:
-            leased = [osd for osd in osds if osd in self._leased]
-            self._leased.difference_update(leased)
+            leased = [osd for osd in osds if self._leased.pop(osd, None) is not None]
         for osd, (ret, _, err) in self._tell_many({osd: cancel_command() for osd in leased}).items():
             if ret not in (0, NO_LEASE_ERRNO):
                 self.log.warning("osd.%d: cancelling the Rails lease failed: %s (%d)", osd, err.strip(), ret)

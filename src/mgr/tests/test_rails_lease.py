@@ -1,7 +1,8 @@
 """The rails module's side of the OSD lease (rails/lease.py; the OSD's side is src/rails_osd): the
-lease carries the module's own release, is granted before every hold, renewed at every pass while
-the OSD is held and cancelled at its release; an OSD that refuses it is named by RAILS_NO_LEASE
-and held as before; an OSD whose lease ran out is held again."""
+lease carries the module's own release, is granted before every hold, renewed every
+RENEW_INTERVAL_SECONDS (not at every pass) while the OSD is held and cancelled at its release; an
+OSD that refuses it is named by RAILS_NO_LEASE and held as before; an OSD whose lease ran out is
+held again."""
 import json
 import time
 
@@ -10,7 +11,8 @@ import pytest
 from fake_mgr import forget_module, import_module_class, serve_until, stop_serving
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
 from rails_stand_in import make_rails_module
-from rails.lease import cancel_command, grant_command, lapsed, lease_seconds
+import rails.lease
+from rails.lease import RENEW_INTERVAL_SECONDS, cancel_command, grant_command, lapsed, lease_seconds, renewals_due
 from rails.accounting import HoldAccounting
 from rails.settings import Settings, release_args, unslow_command
 from rails.status import build_status, render_plain
@@ -22,6 +24,15 @@ def module_class(monkeypatch):
     yield import_module_class(monkeypatch, "rails")
     forget_module("rails")
 
+
+# The renewal interval the loop tests run with, so that a test sees several renewals in about a
+# second; the loop sleeps at most 0.05 s (rails_stand_in's poll_seconds).
+QUICK_RENEWAL_SECONDS = 0.3
+
+
+@pytest.fixture
+def quick_renewals(monkeypatch):
+    monkeypatch.setattr(rails.lease, "RENEW_INTERVAL_SECONDS", QUICK_RENEWAL_SECONDS)
 
 
 def granted(osd, command):
@@ -43,6 +54,17 @@ def sent(module, osd):
     return words
 
 
+def grant_kinds(module):
+    """(osd, 'hold' or 'renewal') for every grant sent, in order: a grant is a hold's when the next
+    command to that OSD is its hold."""
+    kinds = []
+    for i, (osd, command) in enumerate(list(module.commands)):
+        if command["prefix"] != "rails lease" or command["args"] == ["cancel"]:
+            continue
+        later = [c for to, c in module.commands[i + 1:] if to == osd]
+        hold = bool(later) and later[0]["prefix"] == "injectargs" and later[0]["injected_args"][0].endswith("=65535")
+        kinds.append((osd, "hold" if hold else "renewal"))
+    return kinds
 
 
 def test_the_lease_carries_the_modules_own_release():
@@ -55,9 +77,25 @@ def test_the_lease_carries_the_modules_own_release():
     assert cancel_command()["args"] == ["cancel"]
 
 
-def test_the_lease_outlasts_a_pass_with_two_timed_out_rounds():
-    assert lease_seconds(0.5, 10.0) == 20.5
-    assert lease_seconds(5.0, 10.0) == 25.0
+def test_the_lease_outlasts_a_late_renewal_in_a_pass_with_two_timed_out_rounds():
+    assert RENEW_INTERVAL_SECONDS == 5.0
+    assert lease_seconds(0.5, 10.0) == 25.5
+    assert lease_seconds(5.0, 10.0) == 30.0
+    assert lease_seconds(0.05, 1.0) == RENEW_INTERVAL_SECONDS + 0.05 + 2 * 1.0
+
+
+def test_a_renewal_is_due_once_the_interval_has_passed_since_the_last_grant_was_sent():
+    granted_at = {0: 100.0, 1: 103.0, 2: 104.9}
+    assert renewals_due([0, 1, 2], granted_at, 104.9) == []
+    assert renewals_due([2, 1, 0], granted_at, 105.0) == [0]
+    assert renewals_due([0, 1, 2], granted_at, 108.0) == [0, 1]
+    assert renewals_due([0, 1, 2], granted_at, 110.0) == [0, 1, 2]
+
+
+def test_a_held_osd_without_a_grant_on_record_is_due_at_every_pass():
+    """Its grant failed (no answer in time, an error other than "no lease"): tried again at once."""
+    assert renewals_due([3], {}, 0.0) == [3]
+    assert renewals_due([], {0: 0.0}, 100.0) == []
 
 
 @pytest.mark.parametrize("answer, expected", [
@@ -68,7 +106,7 @@ def test_a_grants_answer_says_whether_the_hold_lapsed(answer, expected):
     assert lapsed(answer) is expected
 
 
-def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at_release(module_class):
+def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at_release(module_class, quick_renewals):
     module = make_rails_module(module_class, answer_lease=granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
     thread = serve_until(module, lambda: held() and sent(module, held()[0]).count("grant") >= 3)
@@ -98,7 +136,9 @@ def test_an_osd_without_the_lease_is_held_as_before_and_named(module_class):
     assert "cancel" not in sent(module, osd)
 
 
-def test_an_osd_whose_lease_ran_out_is_held_again(module_class):
+def test_an_osd_whose_lease_ran_out_is_held_again(module_class, quick_renewals):
+    """Its first renewal after the hold answers that the lease ran out: only then does the module
+    know, forget the hold and send it again."""
     ran_out = {"osd": None}
 
     def lapse_once(osd, command):
@@ -111,7 +151,7 @@ def test_an_osd_whose_lease_ran_out_is_held_again(module_class):
     stop_serving(module, thread)
 
 
-def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
+def test_a_held_osd_that_goes_down_is_not_renewed(module_class, quick_renewals):
     """A renewal to a down OSD would hold every pass up for the command timeout."""
     module = make_rails_module(module_class, answer_lease=granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
@@ -123,6 +163,40 @@ def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
     time.sleep(0.5)
     assert sent(module, osd).count("grant") == before
     stop_serving(module, thread)
+
+
+def test_a_held_osd_is_not_renewed_at_every_pass(module_class):
+    """About 20 passes in a second (poll_seconds 0.05), well within RENEW_INTERVAL_SECONDS of the
+    first hold: the only grants are the holds' own."""
+    module = make_rails_module(module_class, answer_lease=granted)
+    thread = serve_until(module, lambda: any("hold" in sent(module, osd) for osd in range(4)))
+    time.sleep(1.0)
+    stop_serving(module, thread)
+    assert [kind for _, kind in grant_kinds(module)].count("renewal") == 0, grant_kinds(module)
+
+
+def test_a_held_osds_lease_is_renewed_once_the_interval_has_passed_not_before(module_class, quick_renewals):
+    sent_at = []  # when each grant reached the stand-in OSD, in the order of grant_kinds()
+
+    def answer(osd, command):
+        if command["args"] != ["cancel"]:
+            sent_at.append(time.monotonic())
+        return granted(osd, command)
+    module = make_rails_module(module_class, answer_lease=answer)
+    renewals = lambda: [osd for osd, kind in grant_kinds(module) if kind == "renewal"]
+    thread = serve_until(module, lambda: any(renewals().count(osd) >= 3 for osd in range(4)))
+    stop_serving(module, thread)
+    last_grant = {}
+    gaps = []
+    for (osd, kind), when in zip(grant_kinds(module), sent_at):
+        if kind == "renewal":
+            gaps.append(when - last_grant[osd])
+        last_grant[osd] = when
+    assert len(gaps) >= 3
+    # Never before the interval (less a thread switch between the module's clock and this one; a
+    # renewal at every pass would come 0.05 s apart), and at the first pass after it, give or take
+    # a loaded machine.
+    assert all(QUICK_RENEWAL_SECONDS - 0.02 <= gap < QUICK_RENEWAL_SECONDS + 0.5 for gap in gaps), gaps
 
 
 def test_status_shows_each_osds_lease():

@@ -65,13 +65,14 @@ def cluster():
 
 
 def wait_for_a_leased_hold(env):
-    """Waits until some OSD holds, then checks that its lease is active; returns the held OSDs and
-    the lease's length."""
-    held = wait_for("an OSD held by the module", lambda: held_osds(env), 90, interval=0.2)
-    leases = {osd: lease_of(env, osd) for osd in held}
-    active = [lease for lease in leases.values() if lease["state"] == "active"]
-    assert active, leases
-    return held, active[0]["lease_seconds"]
+    """Waits until some OSD holds under an active lease; returns those OSDs and the lease's length.
+    An OSD seen held may be released, and its lease cancelled, before its lease is read (a switch
+    right after the module's first holds), so both are read again until they agree."""
+    def leased_holds():
+        leases = {osd: lease_of(env, osd) for osd in held_osds(env)}
+        return {osd: lease for osd, lease in leases.items() if lease["state"] == "active"}
+    active = wait_for("an OSD held by the module under an active Rails lease", leased_holds, 90, interval=0.2)
+    return sorted(active), next(iter(active.values()))["lease_seconds"]
 
 
 def wait_until_released(env, what, lease_seconds):

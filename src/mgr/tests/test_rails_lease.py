@@ -62,8 +62,8 @@ def grant_kinds(module):
         if command["prefix"] != "rails lease" or command["args"] == ["cancel"]:
             continue
         later = [c for to, c in module.commands[i + 1:] if to == osd]
-        hold = bool(later) and later[0]["prefix"] == "injectargs" and later[0]["injected_args"][0].endswith("=65535")
-        kinds.append((osd, "hold" if hold else "renewal"))
+        hold = bool(later) and later[0]["prefix"] == "injectargs"
+        kinds.append((osd, "hold" if hold and later[0]["injected_args"][0].endswith("=65535") else "renewal"))
     return kinds
 
 
@@ -106,7 +106,8 @@ def test_a_grants_answer_says_whether_the_hold_lapsed(answer, expected):
     assert lapsed(answer) is expected
 
 
-def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at_release(module_class, quick_renewals):
+@pytest.mark.usefixtures("quick_renewals")
+def test_every_hold_comes_after_its_lease_is_renewed_while_held_and_cancelled_at_release(module_class):
     module = make_rails_module(module_class, answer_lease=granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
     thread = serve_until(module, lambda: held() and sent(module, held()[0]).count("grant") >= 3)
@@ -136,7 +137,8 @@ def test_an_osd_without_the_lease_is_held_as_before_and_named(module_class):
     assert "cancel" not in sent(module, osd)
 
 
-def test_an_osd_whose_lease_ran_out_is_held_again(module_class, quick_renewals):
+@pytest.mark.usefixtures("quick_renewals")
+def test_an_osd_whose_lease_ran_out_is_held_again(module_class):
     """Its first renewal after the hold answers that the lease ran out: only then does the module
     know, forget the hold and send it again."""
     ran_out = {"osd": None}
@@ -151,7 +153,8 @@ def test_an_osd_whose_lease_ran_out_is_held_again(module_class, quick_renewals):
     stop_serving(module, thread)
 
 
-def test_a_held_osd_that_goes_down_is_not_renewed(module_class, quick_renewals):
+@pytest.mark.usefixtures("quick_renewals")
+def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
     """A renewal to a down OSD would hold every pass up for the command timeout."""
     module = make_rails_module(module_class, answer_lease=granted)
     held = lambda: [osd for osd in range(4) if "hold" in sent(module, osd)]
@@ -175,7 +178,8 @@ def test_a_held_osd_is_not_renewed_at_every_pass(module_class):
     assert [kind for _, kind in grant_kinds(module)].count("renewal") == 0, grant_kinds(module)
 
 
-def test_a_held_osds_lease_is_renewed_once_the_interval_has_passed_not_before(module_class, quick_renewals):
+@pytest.mark.usefixtures("quick_renewals")
+def test_a_held_osds_lease_is_renewed_once_the_interval_has_passed_not_before(module_class):
     sent_at = []  # when each grant reached the stand-in OSD, in the order of grant_kinds()
 
     def answer(osd, command):

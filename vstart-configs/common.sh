@@ -1,5 +1,5 @@
-# Shared by start.sh, stop.sh, status.sh and demo.sh: where a cluster lives and how to tell
-# whether one of its daemons is running. Sourced, never executed.
+# Shared by the scripts in vstart-configs/: where a cluster lives, whether one of its daemons is
+# running, waiting for it. Sourced, never executed.
 
 ERAILS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ERAILS_VSTART="$ERAILS_REPO/vstart-configs"
@@ -39,3 +39,15 @@ cluster_daemons() {
     for d in "$CLUSTER_DIR"/mon.* "$CLUSTER_DIR"/mgr.*; do [[ -d $d ]] && basename "$d"; done
     for d in $(ls -d "$CLUSTER_DIR"/osd.* 2>/dev/null | sort -t. -k2 -n); do basename "$d"; done
 }
+
+# Runs the command until it succeeds, once a second; dies after the given seconds naming `what`.
+wait_for() {
+    local what=$1 deadline=$((SECONDS + $2)); shift 2
+    until "$@" >/dev/null 2>&1; do
+        ((SECONDS < deadline)) || die "timed out waiting for $what"
+        sleep 1
+    done
+}
+
+# ceph-mgr lists a module only once it has loaded it, which can take a while after a restart.
+mgr_offers_module() { grep -qw "$1" <<<"$(ceph mgr module ls)"; }

@@ -66,14 +66,6 @@ wait_healthy() {
 }
 
 # Polls a command for up to $2 seconds.
-wait_for() {
-    local what=$1 deadline=$((SECONDS + $2)); shift 2
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || die "timed out waiting for $what"
-        sleep 1
-    done
-}
-
 pool=erails-demo
 if ! ceph osd pool ls | grep -qx "$pool"; then
     ceph osd erasure-code-profile set "$pool" plugin=erails k=4 m=2 crush-failure-domain=host
@@ -127,29 +119,14 @@ if ! ceph osd pool ls | grep -qx "$rails_pool"; then
 fi
 echo "profile $rails_pool: $(ceph osd erasure-code-profile get "$rails_pool" | tr '\n' ' ')"
 
-mgr_offers_rails() { grep -qw rails <<<"$(ceph mgr module ls)"; }
 if ! ceph rails status >/dev/null 2>&1; then
     if dpkg-query -W -f='${Status}' erails 2>/dev/null | grep -q 'install ok installed'; then
         echo "enabling the rails mgr module the erails package installed"
+        wait_for "the mgr to offer the rails module" 120 mgr_offers_module rails
+        ceph mgr module enable rails
     else
-        # As the end-to-end test does: Ceph's modules, but rails from this source tree. ceph-mgr
-        # reads its module directory only when it starts, so it is restarted.
-        module_dir=$CLUSTER_DIR/mgr-modules
-        echo "enabling the rails mgr module from $ERAILS_REPO/src/mgr/rails (mgr_module_path $module_dir)"
-        mkdir -p "$module_dir"
-        for module in /usr/share/ceph/mgr/*; do
-            [[ ${module##*/} == rails ]] || ln -sfn "$module" "$module_dir/${module##*/}"
-        done
-        ln -sfn "$ERAILS_REPO/src/mgr/rails" "$module_dir/rails"
-        ceph config set mgr mgr_module_path "$module_dir"
-        mgr_pid=$(daemon_pid mgr.x) || die "mgr.x of $CLUSTER_DIR is not running"
-        kill -TERM "$mgr_pid"
-        wait_for "mgr.x to stop" 30 eval "! kill -0 $mgr_pid"
-        ceph-mgr -c "$CLUSTER_CONF" -i x >>"$CLUSTER_DIR/log/mgr.x.stdout" 2>&1 \
-            || die "ceph-mgr -i x failed to start; see $CLUSTER_DIR/log/mgr.x.log"
+        "$ERAILS_VSTART/enable_module.sh" --dir "$CLUSTER_DIR" rails
     fi
-    wait_for "the mgr to offer the rails module" 120 mgr_offers_rails
-    ceph mgr module enable rails
     wait_for "ceph rails status to answer" 120 ceph rails status
 fi
 

@@ -44,7 +44,6 @@ import osd_shares_report as report
 REPO = Path(__file__).resolve().parents[2]
 VSTART = REPO / "vstart-configs"
 MODELS = REPO / "src" / "devices" / "models"
-MGR_SOURCE = REPO / "src" / "mgr"
 KiB, MiB = 1024, 1024 * 1024
 
 # Device kinds: model file of start.sh --emulate-ssd and the time_scale that makes the emulated
@@ -253,23 +252,8 @@ class Cluster:
 
     def enable_qbox_module(self):
         """The qbox module from this source tree (as its cluster test does), pushing every second."""
-        modules = self.dir / "mgr-modules"
-        modules.mkdir(exist_ok=True)
-        for name in os.listdir("/usr/share/ceph/mgr"):
-            if name != "qbox" and not (modules / name).exists():
-                (modules / name).symlink_to(Path("/usr/share/ceph/mgr") / name)
-        if not (modules / "qbox").exists():
-            (modules / "qbox").symlink_to(MGR_SOURCE / "qbox")
-        self.ceph("config", "set", "mgr", "mgr_module_path", str(modules))
-        self.ceph("auth", "caps", "mgr.x", "mon", "allow profile mgr, allow command sessions",
-                  "osd", "allow *", "mds", "allow *")
-        pid = int((self.dir / "run" / "mgr.x.pid").read_text())
-        os.kill(pid, signal.SIGTERM)
-        while Path(f"/proc/{pid}").exists():
-            time.sleep(0.2)
-        subprocess.run(["ceph-mgr", "-c", self.conf, "-i", "x"], env=self.env, check=True)
-        wait_for("the mgr to offer the qbox module", lambda: "qbox" in self.ceph("mgr", "module", "ls"), 120)
-        self.ceph("mgr", "module", "enable", "qbox")
+        subprocess.run([str(REPO / "vstart-configs" / "enable_module.sh"), "--dir", str(self.dir), "qbox"],
+                       check=True)
         wait_for("mgr/qbox/push_seconds", lambda: subprocess.run(
             ["ceph", "config", "set", "mgr", "mgr/qbox/push_seconds", "1"], env=self.env,
             capture_output=True, timeout=60).returncode == 0, 120)

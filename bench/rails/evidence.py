@@ -132,25 +132,8 @@ class Run:
         return pool
 
     def enable_module(self) -> None:
-        module_dir = os.path.join(self.args.cluster_dir, "mgr-modules")
-        os.makedirs(module_dir, exist_ok=True)
-        # Ceph's modules, but rails from this source tree even where the erails package installed one.
-        for name in os.listdir("/usr/share/ceph/mgr"):
-            link = os.path.join(module_dir, name)
-            if name != "rails" and not os.path.lexists(link):
-                os.symlink(os.path.join("/usr/share/ceph/mgr", name), link)
-        rails = os.path.join(module_dir, "rails")
-        if not os.path.lexists(rails):
-            os.symlink(os.path.join(REPO, "src", "mgr", "rails"), rails)
-        self.ceph("config", "set", "mgr", "mgr_module_path", module_dir)
-        pid_file = os.path.join(self.args.cluster_dir, "run", "mgr.x.pid")
-        with open(pid_file) as f:
-            pid = int(f.read().strip())
-        os.kill(pid, signal.SIGTERM)
-        self.wait("the mgr to stop", lambda: not os.path.exists(f"/proc/{pid}"), 30)
-        subprocess.run(["ceph-mgr", "-c", self.args.conf, "-i", "x"], env=self.env, check=True)
-        self.wait("the mgr to offer the rails module", lambda: "rails" in self.ceph("mgr", "module", "ls"), 90)
-        self.ceph("mgr", "module", "enable", "rails")
+        subprocess.run([os.path.join(REPO, "vstart-configs", "enable_module.sh"), "--dir", self.args.cluster_dir,
+                        "rails"], env=self.env, check=True)
         self.wait("ceph rails status", lambda: subprocess.run(["ceph", "rails", "status"], env=self.env,
                                                               capture_output=True).returncode == 0, 90)
 

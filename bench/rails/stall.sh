@@ -31,9 +31,8 @@ status=0
     ceph osd erasure-code-profile set railsprofile plugin=erails k=2 m=2 \
         crush-colors=color0,color1,color2,color3 rails-frame=6
     ceph osd pool create railspool 16 16 erasure railsprofile
-    # evidence.py's way of running this tree's module next to Ceph's (mgr_module_path, a mgr restart).
-    /usr/bin/python3 -c 'import sys, evidence; evidence.Run(evidence.parse_args(sys.argv[1:])).enable_module()' \
-        --conf "$CEPH_CONF" --cluster-dir "$cluster_dir" --out "$cluster_dir" --steps latency
+    "$repo/vstart-configs/enable_module.sh" --dir "$cluster_dir" rails
+    timeout 90 bash -c 'until ceph rails status >/dev/null 2>&1; do sleep 1; done'
     /usr/bin/python3 "$repo/vstart-configs/ceph_admin.py" --conf "$CEPH_CONF" wait-healthy --osds 4 --timeout 180
     echo "$(date -u '+%F %H:%M') UTC, $(nproc) cores, $(uptime | sed 's/.*load/load/')"
     /usr/bin/python3 "$repo/bench/rails/release_stall.py" --pool railspool "${stall_args[@]}"

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from rails_faults import SETTLE_SECONDS, FaultRun, deep_scrub, held_now, sample_
 
 pytestmark = pytest.mark.faults
 
-MGR_SOURCE = Path(__file__).resolve().parents[2] / "src" / "mgr" / "rails"
+REPO = Path(__file__).resolve().parents[2]
 FRAME_SECONDS = 6
 BUDGET = 32 << 20
 STEADY_SECONDS = 60
@@ -54,21 +55,8 @@ def kill_mgr(cluster, sig=signal.SIGKILL):
 
 def enable_rails(cluster, ceph):
     """The module from this source tree, as doc/rails.rst's "Enabling it" does it."""
-    modules = cluster.directory / "mgr-modules"
-    modules.mkdir(exist_ok=True)
-    for stock in Path("/usr/share/ceph/mgr").iterdir():
-        (modules / stock.name).unlink(missing_ok=True)
-        (modules / stock.name).symlink_to(stock)
-    (modules / "rails").unlink(missing_ok=True)
-    (modules / "rails").symlink_to(MGR_SOURCE)
-    ceph("config", "set", "mgr", "mgr_module_path", str(modules))
-    kill_mgr(cluster, signal.SIGTERM)
-    start_mgr(cluster)
-    deadline = time.monotonic() + 120
-    while "rails" not in ceph("mgr", "module", "ls"):
-        assert time.monotonic() < deadline, "the mgr does not offer the rails module"
-        time.sleep(1)
-    ceph("mgr", "module", "enable", "rails")
+    subprocess.run([str(REPO / "vstart-configs" / "enable_module.sh"), "--dir", str(cluster.directory), "rails"],
+                   check=True, stdout=sys.stderr, timeout=240)
     for name, value in (("held_bytes_budget", BUDGET), ("perf_seconds", 1)):
         ceph("config", "set", "mgr", f"mgr/rails/{name}", str(value))
 

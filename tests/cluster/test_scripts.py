@@ -103,3 +103,30 @@ def test_bench_parses_rados_bench_summaries():
         {"mb_per_s": 140.28, "iops": 35.0, "latency_s": 0.4538}
     with pytest.raises(RuntimeError, match="no 'iops' summary"):
         compare_profiles.parse_summary("Bandwidth (MB/sec): 1\n", "seq")
+
+
+@pytest.mark.parametrize("args,named", [
+    ([], "no module name"),
+    (["rails", "qbox"], "one module name, got 'rails' and 'qbox'"),
+    (["--bogus", "rails"], "unknown option --bogus"),
+    (["nosuch"], "no mgr module 'nosuch'"),
+    (["tests"], "no mgr module 'tests'"),
+])
+def test_enable_module_refuses_bad_arguments(tmp_path, args, named):
+    done = subprocess.run([str(REPO / "vstart-configs" / "enable_module.sh"), "--dir", str(tmp_path)] + args,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert named in done.stderr
+    assert not (tmp_path / "mgr-modules").exists()
+
+
+def test_enable_module_needs_a_cluster_with_its_mgr(tmp_path):
+    script = str(REPO / "vstart-configs" / "enable_module.sh")
+    done = subprocess.run([script, "--dir", str(tmp_path), "rails"], capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert f"no cluster in {tmp_path}" in done.stderr
+    (tmp_path / "cluster.params").write_text("osds=1\n")
+    done = subprocess.run([script, "--dir", str(tmp_path), "rails"], capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert "mgr.x of" in done.stderr and "is not running" in done.stderr
+    assert not (tmp_path / "mgr-modules").exists()

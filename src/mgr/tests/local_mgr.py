@@ -10,8 +10,6 @@ import time
 import pytest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-MGR_SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-CEPH_MODULES = "/usr/share/ceph/mgr"
 
 
 def ceph(env, *args, timeout=60):
@@ -38,19 +36,12 @@ def local_cluster(prefix, start_args, timeout, logs_to_show):
         shutil.rmtree(cluster_dir, ignore_errors=True)
 
 
-def enable_from_source(env, cluster_dir, name, timeout=90):
+def enable_from_source(env, cluster_dir, name):
     """Enables the module `name` from this source tree, even where the erails package installed
-    one: the mgr gets a module directory of Ceph's modules and ours, and is restarted to read it."""
-    module_dir = os.path.join(cluster_dir, "mgr-modules")
-    os.mkdir(module_dir)
-    for module in os.listdir(CEPH_MODULES):
-        if module != name:
-            os.symlink(os.path.join(CEPH_MODULES, module), os.path.join(module_dir, module))
-    os.symlink(os.path.join(MGR_SOURCE, name), os.path.join(module_dir, name))
-    ceph(env, "config", "set", "mgr", "mgr_module_path", module_dir)
-    restart_mgr(env, cluster_dir)
-    wait_for(f"the mgr to offer the {name} module", lambda: name in ceph(env, "mgr", "module", "ls"), timeout)
-    ceph(env, "mgr", "module", "enable", name)
+    one (vstart-configs/enable_module.sh, which restarts the mgr)."""
+    done = subprocess.run([os.path.join(REPO, "vstart-configs", "enable_module.sh"), "--dir", cluster_dir, name],
+                          env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, f"enable_module.sh {name}: {done.stdout}{done.stderr}"
 
 
 def mgr_pid(cluster_dir):

@@ -65,7 +65,6 @@ wait_healthy() {
     "$SYSTEM_PYTHON3" "$ERAILS_VSTART/ceph_admin.py" --conf "$CLUSTER_CONF" wait-healthy --timeout 120
 }
 
-# Polls a command for up to $2 seconds.
 pool=erails-demo
 if ! ceph osd pool ls | grep -qx "$pool"; then
     ceph osd erasure-code-profile set "$pool" plugin=erails k=4 m=2 crush-failure-domain=host

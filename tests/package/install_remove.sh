@@ -8,7 +8,8 @@
 #   install_remove.sh SOURCE_DIR WORK_DIR VERSION [PORT_BASE]
 #
 # Needs root, for apt. Exits 77 (skipped) without root, or when an erails package is already
-# installed: that one belongs to the machine's owner and is not touched. Apart from erails the
+# installed: that one belongs to the machine's owner and is not touched, unless it is the very
+# install an earlier, killed run of this test made (see `marker`). Apart from erails the
 # install changes no package (checked with apt's simulation first) and starts or restarts no
 # service; the cluster is its own daemons on 127.0.0.1 ports PORT_BASE.. (default 18600).
 set -euo pipefail
@@ -29,13 +30,27 @@ wait_until() {  # what timeout command...
     done
 }
 
+apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 "$@"; }
+
+# A run killed past its EXIT trap (SIGKILL, a reboot) leaves its package installed. The marker
+# holds the time dpkg recorded that install, so the next run removes a package only if it is still
+# that one, never an owner's install made since.
+marker=/var/tmp/erails-package-test.installed
+dpkg_list=/var/lib/dpkg/info/erails.list
+install_time() { stat -c %Y "$dpkg_list" 2>/dev/null; }
+
 if [[ $(id -u) -ne 0 ]]; then say "skipped: needs root to install the package"; exit 77; fi
 if dpkg-query -W -f='${db:Status-Abbrev}' erails 2>/dev/null | grep -q '^[ih]'; then
-    say "skipped: an erails package is already installed on this machine; leaving it alone"
-    exit 77
+    if [[ -f $marker && $(<"$marker") == "$(install_time)" ]]; then
+        say "removing the erails package an earlier run of this test installed and did not remove"
+        apt_get remove -y -qq erails >/dev/null 2>&1 || fail "apt-get remove of the earlier run's erails failed"
+    else
+        say "skipped: an erails package is already installed on this machine; leaving it alone"
+        exit 77
+    fi
 fi
+rm -f "$marker"
 began=$SECONDS
-apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 "$@"; }
 
 rm -rf "${work:?}"
 mkdir -p "$work/source"
@@ -47,7 +62,7 @@ cleanup() {
         "$src/vstart-configs/stop.sh" --dir "$cluster" >/dev/null 2>&1 || true
         ((status == 0)) && rm -rf "$cluster"
     fi
-    if ((installed)); then apt_get remove -y -qq erails >/dev/null 2>&1 || true; fi
+    if ((installed)) && apt_get remove -y -qq erails >/dev/null 2>&1; then rm -f "$marker"; fi
     ((status == 0)) && rm -rf "$work/source" "$work"/object*
     ((status == 0)) || echo "package test: logs kept in $work${cluster:+ and $cluster/log}" >&2
 }
@@ -81,6 +96,7 @@ changes=$(apt_get install -s --no-install-recommends "$deb" | grep -E '^(Inst|Re
 installed=1
 apt_get install -y -qq --no-install-recommends "$deb" >"$work/install.log" 2>&1 \
     || { cat "$work/install.log"; fail "apt-get install failed"; }
+install_time >"$marker"
 mapfile -t files < <(dpkg -L erails | while read -r f; do [[ -f $f ]] && echo "$f"; done)
 
 ec_dir=$(ceph-conf -c /dev/null --show-config-value erasure_code_dir)
@@ -138,6 +154,7 @@ cluster=""
 installed=0
 apt_get remove -y -qq erails >"$work/remove.log" 2>&1 \
     || { cat "$work/remove.log"; fail "apt-get remove failed"; }
+rm -f "$marker"
 status=$(dpkg-query -W -f='${db:Status-Abbrev}' erails 2>/dev/null || true)
 [[ -z $status || $status == un* || $status == pn* ]] \
     || fail "erails still known to dpkg as '$status'"

@@ -25,7 +25,9 @@ resolve_cluster_dir "$dir_arg"
 [[ -e $CLUSTER_DIR/cluster.params ]] || die "no cluster in $CLUSTER_DIR"
 mgr_pid=$(daemon_pid mgr.x) || die "mgr.x of $CLUSTER_DIR is not running (vstart-configs/start.sh starts it)"
 export CEPH_CONF=$CLUSTER_CONF
-ceph_modules=/usr/share/ceph/mgr
+# Ceph's own modules are where a mgr looks by default.
+ceph_modules=$(ceph-conf -c /dev/null --show-config-value mgr_module_path)
+[[ -d $ceph_modules ]] || die "Ceph's mgr module directory '$ceph_modules' (mgr_module_path) does not exist"
 
 module_dir=$CLUSTER_DIR/mgr-modules
 echo "enabling the $name mgr module from $source_dir (mgr_module_path $module_dir)"

@@ -13,6 +13,7 @@
 
 #include "qbox/backends/experiment.h"
 #include "qbox/backends/file_backend.h"
+#include "common/tests/temp_path.h"
 
 namespace erails::qbox {
 namespace {
@@ -242,7 +243,7 @@ TEST(FileBackend, RejectsBadConfigAndRequests) {
   config.path = "/nonexistent-dir/qbox.img";
   config.size_bytes = 1 << 20;
   EXPECT_EQ(FileBackend::open(config).error().key, "path");
-  config.path = ::testing::TempDir() + "qbox_bad.img";
+  config.path = erails::test::unique_temp_path("qbox_bad.img");
   config.size_bytes = 1000;
   EXPECT_EQ(FileBackend::open(config).error().key, "size_bytes");
   config.size_bytes = 1 << 20;
@@ -259,7 +260,7 @@ TEST(FileBackend, RejectsBadConfigAndRequests) {
 // Runs the whole stack on a small real file for a few seconds: O_DIRECT, Linux AIO, wall clock.
 TEST(FileBackend, RunsTwoStreamsOnASmallFile) {
   FileBackendConfig file;
-  file.path = ::testing::TempDir() + "qbox_file_test.img";
+  file.path = erails::test::unique_temp_path("qbox_file_test.img");
   file.size_bytes = 32 << 20;
   file.queue_depth = 8;
   auto backend = FileBackend::open(file);

@@ -1,7 +1,10 @@
 #include "qbox_osd/build_check.h"
 
+#include "common/tests/temp_path.h"
+
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -33,11 +36,14 @@ std::string hex_of(const void* at, std::size_t bytes) {
 class AllowListFile : public ::testing::Test {
  protected:
   void write(const std::string& text) {
-    path_ = ::testing::TempDir() + "qbox-allow-list";
+    path_ = erails::test::unique_temp_path("qbox-allow-list");
     std::ofstream(path_) << text;
     setenv("ERAILS_QBOX_ALLOW_LIST", path_.c_str(), 1);
   }
-  void TearDown() override { unsetenv("ERAILS_QBOX_ALLOW_LIST"); }
+  void TearDown() override {
+    unsetenv("ERAILS_QBOX_ALLOW_LIST");
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
   std::string path_;
 };
 

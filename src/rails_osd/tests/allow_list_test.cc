@@ -1,8 +1,11 @@
 // The lease's allow-list is one of build-ids only (ceph_abi/osd_build.h with no first bytes).
 #include "ceph_abi/osd_build.h"
 
+#include "common/tests/temp_path.h"
+
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -19,11 +22,14 @@ AllowListSource source() {
 class LeaseAllowListFile : public ::testing::Test {
  protected:
   void write(const std::string& text) {
-    path_ = ::testing::TempDir() + "rails-lease-allow-list";
+    path_ = erails::test::unique_temp_path("rails-lease-allow-list");
     std::ofstream(path_) << text;
     setenv(kVariable, path_.c_str(), 1);
   }
-  void TearDown() override { unsetenv(kVariable); }
+  void TearDown() override {
+    unsetenv(kVariable);
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
   std::string path_;
 };
 

@@ -6,6 +6,7 @@
 # never re-created; --fresh wipes it first. See doc/local-cluster.rst.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 usage() {
     cat <<EOF
@@ -13,7 +14,9 @@ usage: $(basename "$0") [options]
   --dir DIR          cluster directory (env ERAILS_CLUSTER_DIR; default <repo>/cluster)
   --osds N           number of OSDs, one CRUSH host each (env ERAILS_OSDS; default 6)
   --port-base P      mon listens on P (msgr2) and P+1 (msgr1); daemons bind P+10 upwards
-                     (env ERAILS_PORT_BASE; default 17100, below Linux's ephemeral range)
+                     (env ERAILS_PORT_BASE; default 17100, below Linux's ephemeral range);
+                     auto: the first free range from 17200 that no other cluster of this
+                     machine was created on (what the tests use)
   --plugin-dir DIR   directory with libec_*.so to load next to the stock plugins, e.g.
                      <build>/erasure-code (env ERAILS_PLUGIN_DIR); without it the cluster runs
                      what is installed, such as the erails package's plugin and mgr module
@@ -78,8 +81,8 @@ while (($#)); do
     esac
 done
 [[ $osds =~ ^[0-9]+$ ]] && ((osds >= 1 && osds <= 32)) || die "--osds must be 1..32, got '$osds'"
-[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65000)) \
-    || die "--port-base must be 1024..65000, got '$port_base'"
+[[ $port_base == auto ]] || { [[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65000)); } \
+    || die "--port-base must be 1024..65000 or auto, got '$port_base'"
 [[ $block_size =~ ^[0-9]+[MG]$ ]] || die "--block-size must look like 4G or 512M, got '$block_size'"
 [[ -z $plugin_dir || -d $plugin_dir ]] || die "--plugin-dir '$plugin_dir' is not a directory"
 [[ -n $plugin_dir ]] && plugin_dir=$(cd "$plugin_dir" && pwd)
@@ -122,9 +125,11 @@ else
     fsid=$(cat /proc/sys/kernel/random/uuid)
     creating=1
 fi
-# Each OSD binds public, cluster and two heartbeat messengers, msgr2 and msgr1 each.
+if ((creating)); then
+    port_base=$(claim_port_base "$port_base" "$osds" "$CLUSTER_DIR")
+fi
 port_min=$((port_base + 10))
-port_max=$((port_min + 10 * osds + 20))
+port_max=$((port_base + $(port_span "$osds")))
 
 all_running=1
 for name in $(cluster_daemons); do daemon_running "$name" || all_running=0; done
@@ -134,11 +139,9 @@ if ((!creating && all_running)) && [[ -n $(cluster_daemons) ]]; then
     exit 0
 fi
 
-# A port held by someone else would make a daemon loop on bind errors instead of failing.
-if ! daemon_running mon.a; then
-    busy=$(ss -Htln | awk -v lo="$port_base" -v hi="$port_max" \
-        '{n=split($4,a,":"); p=a[n]+0; if (p>=lo && p<=hi) print p}' | sort -un | tr '\n' ' ')
-    [[ -z $busy ]] || die "ports in use in $port_base..$port_max: $busy(choose another --port-base)"
+# A restart needs its range back (claim_port_base checked it for a new cluster).
+if ((!creating)) && ! daemon_running mon.a; then
+    require_ports_free "$port_base" "$port_max"
 fi
 
 # Measured here: an OSD holds 4 x bdev_aio_max_queue_depth kernel AIO slots. Failing now names

@@ -1,5 +1,7 @@
 """The cluster and bench scripts refuse bad input with a message naming the option and what it
 accepts, before touching anything. No cluster needed."""
+import os
+import shutil
 import socket
 import subprocess
 from pathlib import Path
@@ -15,7 +17,8 @@ START = REPO / "vstart-configs" / "start.sh"
 @pytest.mark.parametrize("args,named", [
     (["--osds", "0"], "--osds must be 1..32"),
     (["--osds", "x"], "--osds must be 1..32"),
-    (["--port-base", "80"], "--port-base must be 1024..65000"),
+    (["--port-base", "80"], "--port-base must be 1024..65000 or auto"),
+    (["--port-base", "any"], "--port-base must be 1024..65000 or auto, got 'any'"),
     (["--block-size", "4T"], "--block-size must look like 4G or 512M"),
     (["--plugin-dir", "/nonexistent"], "--plugin-dir '/nonexistent' is not a directory"),
     (["--timeout", "soon"], "--timeout must be seconds"),
@@ -41,6 +44,79 @@ def test_start_refuses_a_port_range_in_use(tmp_path):
                               capture_output=True, text=True, timeout=30)
     assert done.returncode != 0
     assert f"ports in use in {port}.." in done.stderr
+
+
+def claim(registry, directory, base="auto", osds=2):
+    """start.sh's claim of a port range for a cluster created in `directory` (vstart-configs/ports.sh)."""
+    script = f'source "{REPO}/vstart-configs/common.sh"; source "{REPO}/vstart-configs/ports.sh"; ' \
+             f'claim_port_base {base} {osds} "{directory}"'
+    return subprocess.run(["bash", "-c", script], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                                                       "ERAILS_PORT_REGISTRY": str(registry)},
+                          capture_output=True, text=True, timeout=30)
+
+
+def claimed(registry, directory, **kwargs):
+    done = claim(registry, directory, **kwargs)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout)
+
+
+def test_auto_gives_clusters_created_at_once_ranges_that_do_not_overlap(tmp_path):
+    dirs = [tmp_path / f"c{i}" for i in range(6)]
+    for d in dirs:
+        d.mkdir()
+    script = f'source "{REPO}/vstart-configs/common.sh"; source "{REPO}/vstart-configs/ports.sh"; ' \
+             f'claim_port_base auto 6 "$1"'
+    runs = [subprocess.Popen(["bash", "-c", script, "bash", str(d)], stdout=subprocess.PIPE, text=True,
+                             env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "ERAILS_PORT_REGISTRY": str(tmp_path / "r")})
+            for d in dirs]
+    bases = sorted(int(run.communicate(timeout=60)[0]) for run in runs)
+    # A 6-OSD cluster spans 90 ports from its base.
+    assert all(b - a > 90 for a, b in zip(bases, bases[1:])), bases
+    assert sorted(p.name for p in (tmp_path / "r").iterdir() if p.is_symlink()) == \
+        sorted(f"{b}-{b + 90}" for b in bases)
+
+
+def links(registry):
+    """range name -> cluster directory, for every cluster the registry holds."""
+    return {p.name: os.readlink(p) for p in registry.iterdir() if p.is_symlink()}
+
+
+def test_auto_passes_over_ports_in_use_and_ranges_of_stopped_clusters(tmp_path):
+    registry = tmp_path / "r"
+    stopped, second, third, fourth = (tmp_path / name for name in ("stopped", "second", "third", "fourth"))
+    for d in (stopped, second, third, fourth):
+        d.mkdir()
+    base = claimed(registry, stopped)
+    # A cluster created on that range keeps it while stopped: its cluster.params names the base.
+    (stopped / "cluster.params").write_text(f"port_base={base}\nosds=2\n")
+    second_base = claimed(registry, second)
+    assert second_base != base
+    with socket.socket() as busy:
+        busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        busy.bind(("127.0.0.1", second_base + 60))
+        busy.listen()
+        # Created again on other ports, the stopped cluster gives its range up; the second's range
+        # is held by its link and something listens in it.
+        (stopped / "cluster.params").write_text("port_base=17100\nosds=2\n")
+        third_base = claimed(registry, third)
+        assert third_base != second_base
+        assert str(stopped) not in links(registry).values()
+    # A cluster whose directory is gone holds nothing.
+    shutil.rmtree(second)
+    fourth_base = claimed(registry, fourth)
+    assert fourth_base != third_base and str(second) not in links(registry).values()
+    assert sorted(links(registry).values()) == sorted([str(third), str(fourth)])
+
+
+def test_an_explicit_port_base_in_use_is_refused_and_not_recorded(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = claim(tmp_path / "r", tmp_path, base=port)
+    assert done.returncode != 0 and f"ports in use in {port}.." in done.stderr
+    assert not [p for p in (tmp_path / "r").iterdir() if p.is_symlink()]
 
 
 def test_start_refuses_loop_data_on_a_cluster_created_without_it(tmp_path):

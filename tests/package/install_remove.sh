@@ -11,12 +11,13 @@
 # installed: that one belongs to the machine's owner and is not touched, unless it is the very
 # install an earlier, killed run of this test made (see `marker`). Apart from erails the
 # install changes no package (checked with apt's simulation first) and starts or restarts no
-# service; the cluster is its own daemons on 127.0.0.1 ports PORT_BASE.. (default 18600).
+# service; the cluster is its own daemons on 127.0.0.1 ports PORT_BASE.. (default auto: a free range
+# that start.sh chooses).
 set -euo pipefail
 src=$(cd "$1" && pwd)
 work=$2
 version=$3
-port_base=${4:-18600}
+port_base=${4:-auto}
 jobs=${ERAILS_JOBS:-2}
 osds=4
 

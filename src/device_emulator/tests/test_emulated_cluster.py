@@ -3,8 +3,8 @@ vstart-configs/start.sh --emulate-ssd, a little rados bench, then each OSD's sta
 requests charged on its data device and no errors, status.sh one line per OSD, a restart without
 the flag must keep the emulator, and the cluster must stop cleanly.
 
-Needs ERAILS_EMULATOR_LIB (the built library) and ERAILS_EMULATOR_TEST_PORT_BASE; ctest sets both
-(device_emulator.cluster_smoke).
+Needs ERAILS_EMULATOR_LIB (the built library), which ctest sets (device_emulator.cluster_smoke);
+ERAILS_EMULATOR_TEST_PORT_BASE picks the ports instead of start.sh's --port-base auto.
 """
 import json
 import os
@@ -39,7 +39,19 @@ def osd_pids(directory):
 
 
 def stats(directory, osd):
-    return json.loads((directory / "emulator" / f"osd.{osd}.json").read_text())
+    try:
+        return json.loads((directory / "emulator" / f"osd.{osd}.json").read_text())
+    except FileNotFoundError:
+        return None
+
+
+def wait_for(what, predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 @pytest.fixture
@@ -48,7 +60,7 @@ def cluster():
     if not lib or not Path(lib).is_file():
         pytest.skip("ERAILS_EMULATOR_LIB does not name the built liberails_device_emulator.so")
     directory = Path(tempfile.mkdtemp(prefix="erails-emulated-"))
-    port_base = os.environ.get("ERAILS_EMULATOR_TEST_PORT_BASE", "18100")
+    port_base = os.environ.get("ERAILS_EMULATOR_TEST_PORT_BASE", "auto")
     start = [VSTART / "start.sh", "--fresh", "--dir", directory, "--osds", OSDS, "--port-base", port_base,
              "--block-size", "1G", "--emulate-ssd", "--emulate-time-scale", TIME_SCALE, "--emulator-lib", lib,
              "--timeout", "120"]
@@ -69,7 +81,17 @@ def test_requests_reach_the_model_on_every_osd(cluster):
     run("ceph", "osd", "pool", "set", "smoke", "size", "3", env=env)
     run("rados", "-p", "smoke", "bench", "4", "write", "-b", "16384", "-t", "4", "--no-cleanup", env=env)
     run("rados", "-p", "smoke", "bench", "3", "rand", "-t", "4", env=env)
-    time.sleep(2.5)  # the stats are written at least once a second
+
+    # An OSD writes its stats from its own I/O, at most once a second, so the last of the bench may
+    # not be in them yet: a small write to every OSD (the pool has size 3) makes them write again.
+    def every_osd_reports_the_bench():
+        current = [stats(cluster, i) for i in range(OSDS)]
+        if all(s and s["requests"]["write"] > 0 for s in current) and sum(s["requests"]["read"] for s in current):
+            return True
+        run("rados", "-p", "smoke", "put", "stats-nudge", "/etc/hostname", env=env)
+        return False
+    wait_for("every OSD's emulator stats to show the bench's writes, and some OSD's its reads",
+             every_osd_reports_the_bench, 60)
 
     reads = 0
     for i in range(OSDS):

@@ -40,15 +40,22 @@ def forget_module(package):
     sys.modules.pop(f"{package}.module", None)
 
 
-def serve_until(module, predicate, timeout=10.0):
-    """Starts the module's loop (serve()) in a thread and returns that thread once predicate()
-    holds; fails, showing the module's last commands, if it does not within `timeout` s."""
-    thread = threading.Thread(target=module.serve, daemon=True)
-    thread.start()
-    deadline = time.time() + timeout
-    while not predicate() and time.time() < deadline:
+def wait_until(module, predicate, timeout=30.0):
+    """Returns once predicate() holds, polling; fails, showing the module's last commands, if it
+    does not within `timeout` s. The timeout is generous: it only ends a test that would fail
+    anyway, and a loaded machine may run the module's loop slowly."""
+    deadline = time.monotonic() + timeout
+    while not predicate() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert predicate(), getattr(module, "commands", [])[-5:]
+
+
+def serve_until(module, predicate, timeout=30.0):
+    """Starts the module's loop (serve()) in a thread and returns that thread once predicate()
+    holds (wait_until)."""
+    thread = threading.Thread(target=module.serve, daemon=True)
+    thread.start()
+    wait_until(module, predicate, timeout)
     return thread
 
 

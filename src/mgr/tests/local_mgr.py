@@ -52,8 +52,8 @@ def mgr_pid(cluster_dir):
 def wait_for(what, predicate, timeout, interval=0.5):
     """Returns predicate()'s first true value, polled every `interval` s; fails the test after
     `timeout` s, naming `what`."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
@@ -66,7 +66,7 @@ def restart_mgr(env, cluster_dir):
     operator's restart does; the module then starts from its stored state only."""
     pid = mgr_pid(cluster_dir)
     os.kill(pid, 15)
-    deadline = time.time() + 30
-    while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
         time.sleep(0.2)
     subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)

@@ -1,8 +1,10 @@
 """The rails Module inside a stand-in for ceph-mgr: one rails pool over four colors of one OSD each,
 OSD commands answered at once and recorded, so loop tests can drive serve() and read what the
-module sent."""
+module sent. Tests on a loaded machine cannot count on sleeps for how far the loop got, so the
+stand-in also records the loop's passes and, for each lease grant, the module's own clock."""
 import json
 import logging
+import time
 import types
 
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
@@ -16,6 +18,11 @@ def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None):
             super().__init__()
             self.log = logging.getLogger("rails-test")
             self.commands = []  # (osd, command) in the order sent
+            self.passes = []  # time.time() at the start of each pass of the loop (its OSD map check)
+            self.command_passes = []  # for each of self.commands, len(self.passes) when it was sent
+            # For each grant of a lease, (osd, time.time() when sent, the module's record of when
+            # its previous grant to that OSD was sent, or None): the module's clock on both sides.
+            self.grants = []
             self.health = {}
             self.pg_stats_failures = failing_pg_stats
             self.epoch = 1
@@ -32,6 +39,7 @@ def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None):
             return {"poll_seconds": 0.05}.get(name)
 
         def get_osdmap(self):
+            self.passes.append(time.time())
             return types.SimpleNamespace(get_epoch=lambda: self.epoch)
 
         def get(self, what):
@@ -47,7 +55,10 @@ def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None):
 
         def send_command(self, result, kind, name, command, inbuf):
             osd, parsed = int(name), json.loads(command)
+            if parsed["prefix"] == "rails lease" and parsed["args"] != ["cancel"]:
+                self.grants.append((osd, time.time(), self._leased.get(osd)))
             self.commands.append((osd, parsed))
+            self.command_passes.append(len(self.passes))
             if answer_lease and parsed["prefix"] == "rails lease":
                 result.r, result.outb, result.outs = answer_lease(osd, parsed)
             else:

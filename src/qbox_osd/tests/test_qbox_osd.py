@@ -5,14 +5,16 @@ The tests run in file order on one cluster (each under 2 minutes): rados bench t
 line; or refusing to start when asked), the monitor untouched, and an OSD killed with -9 and
 restarted under a write workload without losing an acknowledged write.
 
-Set by CMake (src/qbox_osd/tests/CMakeLists.txt): ERAILS_PLUGIN_DIR, ERAILS_QBOX_TEST_DIR,
-ERAILS_QBOX_TEST_PORT_BASE.
+Set by CMake (src/qbox_osd/tests/CMakeLists.txt): ERAILS_PLUGIN_DIR and ERAILS_QBOX_TEST_DIR (the
+cluster's directory; by hand, a new temporary one). ERAILS_QBOX_TEST_PORT_BASE picks the ports
+instead of start.sh's --port-base auto.
 """
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,8 +26,8 @@ from ack_workload import AckWorkload, verify_acked
 REPO = Path(__file__).resolve().parents[3]
 VSTART = REPO / "vstart-configs"
 PLUGIN_DIR = os.environ.get("ERAILS_PLUGIN_DIR", "")
-CLUSTER_DIR = Path(os.environ.get("ERAILS_QBOX_TEST_DIR", "/tmp/erails-qbox-osd-test"))
-PORT_BASE = os.environ.get("ERAILS_QBOX_TEST_PORT_BASE", "20100")
+CLUSTER_DIR = Path(os.environ.get("ERAILS_QBOX_TEST_DIR") or tempfile.mkdtemp(prefix="erails-qbox-osd-"))
+PORT_BASE = os.environ.get("ERAILS_QBOX_TEST_PORT_BASE", "auto")
 OSDS = 2
 POOL = "qbox-test"
 BUILD_ID = "fb66b3cec5f264a2f863d96fa875eb4ae39bb0bf"
@@ -88,16 +90,32 @@ def log_lines(osd, text):
     return [line for line in path.read_text(errors="replace").splitlines() if text in line]
 
 
-def wait_osd_up(osd, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        result = run("ceph", "osd", "dump", "--format", "json", timeout=30)
-        if result.returncode == 0:
-            osd_info = [o for o in json.loads(result.stdout)["osds"] if o["osd"] == osd]
-            if osd_info and osd_info[0]["up"] == 1:
-                return
-        time.sleep(1)
-    raise AssertionError(f"osd.{osd} not up within {timeout} s")
+def wait_for(what, predicate, timeout, interval=0.5):
+    """predicate()'s first true value; fails naming `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def up_from(osd):
+    """The map epoch since which `osd` is up, or None while it is down (or the map is unreadable)."""
+    result = run("ceph", "osd", "dump", "--format", "json", timeout=30)
+    if result.returncode != 0:
+        return None
+    return next((o["up_from"] for o in json.loads(result.stdout)["osds"] if o["osd"] == osd and o["up"] == 1), None)
+
+
+def restart_osd(osd, *extra, environment=None, sig=signal.SIGTERM):
+    """Stops `osd` with `sig` and starts it again; returns once the map shows it up again, booted
+    after the stop (an OSD killed quickly can still look up in the map)."""
+    before = up_from(osd)
+    stop_osd(osd, sig)
+    start("--no-wait", *extra, environment=environment)
+    wait_for(f"osd.{osd} to be up again", lambda: (up_from(osd) or -1) > (before or -1), 120, interval=1)
 
 
 @pytest.fixture(scope="module")
@@ -127,19 +145,19 @@ def test_rados_bench_runs_through_qbox(cluster):
             args += ["-b", "4096", "--no-cleanup"]
         result = run(*args, timeout=90)
         assert result.returncode == 0, result.stderr
-    time.sleep(2.5)  # one complete accounting window after the load
-    reports = [status(osd) for osd in range(OSDS)]
+    # The counts and estimates are those of closed accounting windows, which close after the load.
+    # Reads are priced from 0.1 s windows; writes need 5 s windows and a joint solve over several
+    # (qbox/cost_estimator.h), which a 5 s write phase may not complete.
+    reports = wait_for("the bench's ops and a rand_read estimate in qbox status", lambda: next(
+        (r for r in [[status(osd) for osd in range(OSDS)]]
+         if sum(x["clients"][-1]["ops"] for x in r) - before > 1000 and any(x["costs"]["rand_read"] for x in r)),
+        None), 30)
     for report in reports:
         assert report["state"] == "active" and report["reason"] == ""
         assert report["build_id"] == BUILD_ID and report["ceph_version"] == "16.2.15"
         assert report["table_epoch"] == 0
         assert [c["name"] for c in report["clients"]] == [
             "background_recovery", "background_best_effort", "unreserved"]
-    unreserved_ops = sum(r["clients"][-1]["ops"] for r in reports)
-    assert unreserved_ops - before > 1000, reports
-    # Reads are priced from 0.1 s windows; writes need 5 s windows and a joint solve over several
-    # (qbox/cost_estimator.h), which a 5 s write phase may not complete.
-    assert any(r["costs"]["rand_read"] for r in reports), reports
     for report in reports:
         assert set(report["busy"]) == {"running", "outstanding"}, report
         assert 0 <= report["busy"]["running"] <= report["busy"]["outstanding"] <= 1, report
@@ -203,9 +221,7 @@ def test_a_build_off_the_allow_list_runs_stock(cluster, tmp_path):
     fake.write_text("# not the running ceph-osd\n"
                     "00112233445566778899aabbccddeeff00112233 41574c8dbe4816000041564c8d35\n")
     refusals = len(log_lines(1, "runs its stock scheduler"))
-    stop_osd(1)
-    start("--no-wait", environment=env(ERAILS_QBOX_ALLOW_LIST=str(fake)))
-    wait_osd_up(1)
+    restart_osd(1, environment=env(ERAILS_QBOX_ALLOW_LIST=str(fake)))
     lines = log_lines(1, "runs its stock scheduler")
     assert len(lines) == refusals + 1
     assert lines[-1] == (f"erails qbox: not scheduling, this OSD runs its stock scheduler: "
@@ -223,22 +239,22 @@ def test_a_build_off_the_allow_list_runs_stock(cluster, tmp_path):
                    env=env(ERAILS_QBOX_ALLOW_LIST=str(fake), ERAILS_QBOX_REQUIRE="1"), timeout=60)
     assert required.returncode != 0
     assert "refusing to start (ERAILS_QBOX_REQUIRE=1)" in required.stdout + required.stderr
+    before = up_from(1)
     start("--no-wait")
-    wait_osd_up(1)
+    wait_for("osd.1 to be up again", lambda: (up_from(1) or -1) > (before or -1), 120, interval=1)
     assert status(1)["state"] == "active"
 
 
 def test_kill_and_restart_under_qbox_keeps_acknowledged_writes(cluster):
     assert tell(0, "set", json.dumps(GOOD_TABLE)).returncode == 0
     workload = AckWorkload(cluster, POOL, writers=4, max_size=64 * 1024, prefix="qbox").start()
-    time.sleep(4)
-    stop_osd(0, signal.SIGKILL)
-    time.sleep(3)
-    start("--no-wait")
-    wait_osd_up(0)
-    time.sleep(4)
-    workload.stop()
-    assert len(workload.acked) > 20, (len(workload.acked), workload.failed)
+    try:
+        wait_for("20 acknowledged writes before the kill", lambda: len(workload.acked) >= 20, 60)
+        restart_osd(0, sig=signal.SIGKILL)
+        restarted = len(workload.acked)
+        wait_for("20 more acknowledged writes after the restart", lambda: len(workload.acked) >= restarted + 20, 120)
+    finally:
+        workload.stop()
     assert verify_acked(cluster, POOL, workload.acked) == []
     # Nothing persists: the restarted OSD is back on the defaults until the mgr pushes a table.
     after = status(0)

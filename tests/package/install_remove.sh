@@ -41,6 +41,10 @@ dpkg_list=/var/lib/dpkg/info/erails.list
 install_time() { stat -c %Y "$dpkg_list" 2>/dev/null; }
 
 if [[ $(id -u) -ne 0 ]]; then say "skipped: needs root to install the package"; exit 77; fi
+# One erails can be installed at a time: a run of another checkout waits for this one (the lock
+# goes with the process), and only a run holding the lock may take an install for a leftover.
+exec {lock}>/run/lock/erails-package-test.lock
+flock -w 1200 "$lock" || fail "another run of this test held /run/lock/erails-package-test.lock for 20 minutes"
 if dpkg-query -W -f='${db:Status-Abbrev}' erails 2>/dev/null | grep -q '^[ih]'; then
     if [[ -f $marker && $(<"$marker") == "$(install_time)" ]]; then
         say "removing the erails package an earlier run of this test installed and did not remove"
@@ -118,8 +122,9 @@ done
 unset ERAILS_PLUGIN_DIR
 cluster=$(mktemp -d /tmp/erails-package-XXXXXX)
 say "starting a $osds-OSD cluster in $cluster from the installed files"
+# The daemons must not inherit the lock: one left running would hold it.
 "$src/vstart-configs/start.sh" --dir "$cluster" --osds "$osds" --port-base "$port_base" \
-    --block-size 2G --timeout 120 >"$work/start.log" 2>&1 \
+    --block-size 2G --timeout 120 >"$work/start.log" 2>&1 {lock}>&- \
     || { cat "$work/start.log"; fail "the cluster did not start"; }
 [[ $(readlink -f "$cluster/erasure-code/libec_erails.so") == "$ec_dir/libec_erails.so" ]] \
     || fail "the cluster does not load the installed plugin"

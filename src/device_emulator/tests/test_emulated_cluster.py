@@ -12,10 +12,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
+
+from eventually import wait_for
 
 REPO = Path(__file__).resolve().parents[3]
 VSTART = REPO / "vstart-configs"
@@ -43,15 +44,6 @@ def stats(directory, osd):
         return json.loads((directory / "emulator" / f"osd.{osd}.json").read_text())
     except FileNotFoundError:
         return None
-
-
-def wait_for(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 @pytest.fixture

@@ -7,8 +7,6 @@ import subprocess
 import tempfile
 import time
 
-import pytest
-
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
@@ -47,18 +45,6 @@ def enable_from_source(env, cluster_dir, name):
 def mgr_pid(cluster_dir):
     with open(os.path.join(cluster_dir, "run", "mgr.x.pid")) as f:
         return int(f.read().strip())
-
-
-def wait_for(what, predicate, timeout, interval=0.5):
-    """Returns predicate()'s first true value, polled every `interval` s; fails the test after
-    `timeout` s, naming `what`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
 def restart_mgr(env, cluster_dir):

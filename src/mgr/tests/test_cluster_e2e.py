@@ -18,7 +18,8 @@ import time
 
 import pytest
 
-from local_mgr import ceph, enable_from_source, local_cluster, wait_for
+from eventually import wait_for
+from local_mgr import ceph, enable_from_source, local_cluster
 from rails.schedule import Schedule, ScheduleParams
 from rails.settings import RELEASED_BATCH_OPS
 

@@ -20,7 +20,8 @@ import subprocess
 
 import pytest
 
-from local_mgr import REPO, ceph, enable_from_source, local_cluster, restart_mgr, wait_for
+from eventually import wait_for
+from local_mgr import REPO, ceph, enable_from_source, local_cluster, restart_mgr
 
 pytestmark = pytest.mark.cluster
 

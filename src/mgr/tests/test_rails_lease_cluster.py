@@ -20,7 +20,8 @@ import pytest
 import rados
 
 from ack_workload import AckWorkload, verify_acked
-from local_mgr import ceph, enable_from_source, local_cluster, mgr_pid, wait_for
+from eventually import wait_for
+from local_mgr import ceph, enable_from_source, local_cluster, mgr_pid
 from rails.settings import BATCH_OPS_MAX
 
 pytestmark = pytest.mark.cluster

@@ -22,6 +22,7 @@ import pytest
 import rados
 
 from ack_workload import AckWorkload, verify_acked
+from eventually import wait_for
 
 REPO = Path(__file__).resolve().parents[3]
 VSTART = REPO / "vstart-configs"
@@ -88,17 +89,6 @@ def stop_osd(osd, sig=signal.SIGTERM):
 def log_lines(osd, text):
     path = CLUSTER_DIR / "log" / f"osd.{osd}.stdout"
     return [line for line in path.read_text(errors="replace").splitlines() if text in line]
-
-
-def wait_for(what, predicate, timeout, interval=0.5):
-    """predicate()'s first true value; fails naming `what` after `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def up_from(osd):

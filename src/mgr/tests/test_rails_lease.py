@@ -185,17 +185,16 @@ def test_a_held_osd_that_goes_down_is_not_renewed(module_class):
 
 
 def test_a_held_osd_is_not_renewed_at_every_pass(module_class):
-    """About 20 passes in a second (poll_seconds 0.05), well within RENEW_INTERVAL_SECONDS of the
+    """20 passes (poll_seconds 0.05: about a second), well within RENEW_INTERVAL_SECONDS of the
     first hold: the only grants are the holds' own."""
     module = make_rails_module(module_class, answer_lease=granted)
     thread = serve_until(module, lambda: any("hold" in sent(module, osd) for osd in range(4)))
     first = len(module.passes)
     wait_until(module, lambda: len(module.passes) >= first + 20)
     stop_serving(module, thread)
-    # A loaded machine may stretch 20 passes past the interval; a renewal then is due, not early.
+    # Usually no renewal at all; a loaded machine may stretch 20 passes past the interval, and a
+    # renewal is then due, by the module's own clock, never early.
     assert all(gap >= RENEW_INTERVAL_SECONDS for gap in renewal_gaps(module)), (renewal_gaps(module), grant_kinds(module))
-    if module.passes[-1] - module.passes[first - 1] < RENEW_INTERVAL_SECONDS:
-        assert [kind for _, kind in grant_kinds(module)].count("renewal") == 0, grant_kinds(module)
 
 
 @pytest.mark.usefixtures("quick_renewals")

@@ -206,3 +206,17 @@ def test_enable_module_needs_a_cluster_with_its_mgr(tmp_path):
     assert done.returncode != 0
     assert "mgr.x of" in done.stderr and "is not running" in done.stderr
     assert not (tmp_path / "mgr-modules").exists()
+
+
+@pytest.mark.parametrize("args,named", [
+    ([], "RELEASE must be trixie (Debian 13, Ceph 18.2.7), got ''"),
+    (["bookworm"], "RELEASE must be trixie (Debian 13, Ceph 18.2.7), got 'bookworm'"),
+    (["trixie", "sid"], "one RELEASE, got 'trixie' and 'sid'"),
+    (["--bogus", "trixie"], "unknown argument '--bogus'"),
+])
+def test_debian_root_refuses_bad_arguments(tmp_path, args, named):
+    done = subprocess.run([str(REPO / "vstart-configs" / "debian-root.sh"), "--dir", str(tmp_path / "root")] + args,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert named in done.stderr
+    assert not (tmp_path / "root").exists() and not (tmp_path / "root.lock").exists()

@@ -7,6 +7,8 @@
 #include <ostream>
 #include <string>
 
+#include "ceph_abi/checked_build.h"
+
 class CrushWrapper {
  public:
   // Creates a rule that takes `root_name` and chooses distinct `failure_domain_name` items in
@@ -74,13 +76,10 @@ void crush_destroy_rule(Rule* rule);
 // pg_pool_t::TYPE_ERASURE, the rule type of erasure-coded pools.
 constexpr int kRuleTypeErasure = 3;
 
-// Offset of CrushWrapper's `crush_map* crush` member in Ceph 16.2.15 (from Debian's DWARF).
-constexpr std::size_t kCrushMapOffset = 0x180;
-
 // The rule `rule_id` of `crush`, or nullptr when what sits at the assumed offset does not look like
 // a crush map holding that rule (another Ceph build): callers then refuse rather than write blindly.
 inline MapPrefix* crush_map_of(CrushWrapper& crush) {
-  return *reinterpret_cast<MapPrefix**>(reinterpret_cast<char*>(&crush) + kCrushMapOffset);
+  return *reinterpret_cast<MapPrefix**>(reinterpret_cast<char*>(&crush) + erails::ceph_build::kCrushMapOffset);
 }
 
 inline Rule* crush_rule_at(CrushWrapper& crush, int rule_id, int expected_type) {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "ceph_abi/checked_build.h"
+
 namespace ceph {
 
 ErasureCodePluginRegistry ErasureCodePluginRegistry::singleton;
@@ -56,8 +58,8 @@ ceph::ErasureCodePlugin* load_plugin(const std::string& directory, const std::st
     return nullptr;
   }
   // Same check as the daemons: a plugin built for another Ceph must not run here.
-  if (std::strcmp(version(), ERAILS_CEPH_VERSION) != 0) {
-    *err << "expected plugin " << path << " version " << ERAILS_CEPH_VERSION
+  if (std::strcmp(version(), erails::ceph_build::kVersion) != 0) {
+    *err << "expected plugin " << path << " version " << erails::ceph_build::kVersion
          << " but it claims to be " << version();
     dlclose(library);
     return nullptr;

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "ceph_abi/checked_build.h"
 #include "ceph_abi/daemon_version.h"
 #include "device_emulator/config.h"
 #include "device_emulator/emulator.h"
@@ -229,11 +230,10 @@ Status check_host() {
   const auto version = reinterpret_cast<ceph_abi::VersionFunction>(::dlsym(RTLD_DEFAULT, ceph_abi::kVersionFunctionSymbol));
   if (name == kProcessName) {
     const std::string running = version ? version() : "(none found)";
-    std::stringstream checked(ERAILS_CEPH_VERSIONS_CHECKED);
-    for (std::string v; std::getline(checked, v, ',');)
-      if (v == running) return Ok{};
+    if (ceph_build::kDeviceEmulatorChecked && running == ceph_build::kVersion) return Ok{};
     return Error{"ceph", "ceph-osd of Ceph " + running + " is not a build this emulator was checked against (" +
-                             ERAILS_CEPH_VERSIONS_CHECKED + ", cmake/CephVersion.cmake)"};
+                             (ceph_build::kDeviceEmulatorChecked ? std::string(ceph_build::kVersion) : "none") +
+                             ", src/ceph_abi/builds/" + ceph_build::kVersion + "/build.conf)"};
   }
   const char* test_host = ::getenv(kTestHostVar);
   if (!version && test_host && std::string(test_host) == "1") return Ok{};

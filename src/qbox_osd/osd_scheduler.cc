@@ -8,6 +8,7 @@
 #include <mutex>
 #include <utility>
 
+#include "ceph_abi/checked_build.h"
 #include "qbox/shard_queue.h"
 #include "qbox_osd/admin_commands.h"
 
@@ -158,7 +159,7 @@ ceph_osd::OpScheduler** make_qbox_scheduler(ceph_osd::OpScheduler** result, void
                                             unsigned num_shards, bool /*is_rotational*/) {
   std::call_once(g_state_once, [&] {
     g_state = std::make_unique<OsdState>(qbox::OsdSharesConfig{}, now());
-    g_state->header = {"active", "", ERAILS_CEPH_VERSION, g_build_id, num_shards};
+    g_state->header = {"active", "", erails::ceph_build::kVersion, g_build_id, num_shards};
     register_admin_commands(cct);
   });
   *result = new QBoxOpScheduler(*g_state);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "ceph_abi/checked_build.h"
 #include "ceph_abi/erasure_code_plugin.h"
 #include "ceph_abi/op_scheduler.h"
 #include "qbox_osd/build_check.h"
@@ -64,7 +65,7 @@ int install_scheduler() {
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const char* __erasure_code_version() {
-  return ERAILS_CEPH_VERSION;
+  return erails::ceph_build::kVersion;
 }
 
 extern "C" __attribute__((visibility("default"))) int __erasure_code_init(char* plugin_name,

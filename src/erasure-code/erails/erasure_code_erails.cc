@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ceph_abi/checked_build.h"
 #include "ceph_abi/crush_wrapper.h"
 #include "rails/read_selection.h"
 
@@ -80,7 +81,7 @@ int ErasureCodeErails::create_rule(const std::string& name, CrushWrapper& crush,
   crush_abi::Rule* rule = crush_abi::crush_rule_at(crush, rule_id, crush_abi::kRuleTypeErasure);
   if (rule == nullptr) {
     *ss << "erails: the CRUSH map of this Ceph build does not have the layout of Ceph "
-        << ERAILS_CEPH_VERSION << " the plugin was built for; rebuild erails against it";
+        << erails::ceph_build::kVersion << " the plugin was built for; rebuild erails against it";
     return -ENOTSUP;
   }
   if (profile_.rails_enabled()) return make_color_rule(crush, rule_id, rule, ss);

@@ -2,6 +2,7 @@
 // library also carries the Rails lease (src/rails_osd), set up once the plugin is registered.
 #include <cerrno>
 
+#include "ceph_abi/checked_build.h"
 #include "erasure-code/erails/erasure_code_erails.h"
 #include "ceph_abi/erasure_code_plugin.h"
 #include "rails_osd/osd_lease.h"
@@ -23,7 +24,7 @@ class ErasureCodePluginErails final : public ceph::ErasureCodePlugin {
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const char* __erasure_code_version() {
-  return ERAILS_CEPH_VERSION;
+  return erails::ceph_build::kVersion;
 }
 
 extern "C" __attribute__((visibility("default"))) int __erasure_code_init(char* plugin_name,

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "ceph_abi/checked_build.h"
 #include "ceph_abi/plugin_host.h"
 #include "rails/schedule.h"
 
@@ -54,7 +55,7 @@ TEST(Plugin, ReportsTheInstalledCephVersion) {
   ASSERT_NE(library, nullptr) << dlerror();
   auto version = reinterpret_cast<const char* (*)()>(dlsym(library, "__erasure_code_version"));
   ASSERT_NE(version, nullptr);
-  EXPECT_STREQ(version(), ERAILS_CEPH_VERSION);
+  EXPECT_STREQ(version(), erails::ceph_build::kVersion);
   dlclose(library);
 }
 

@@ -31,7 +31,7 @@ struct RuleStep {
   int32_t arg2;
 };
 struct RuleMask {
-  uint8_t ruleset;
+  uint8_t ruleset;  // unset where the build has no rulesets (kCrushRuleHasRuleset)
   uint8_t type;
   uint8_t min_size;
   uint8_t max_size;
@@ -66,11 +66,24 @@ enum RuleOp : uint32_t {
   kChooseLeafIndep = 7,
 };
 
-// CRUSH's C rule builder, exported by libceph-common and ceph-osd.
+// CRUSH's C rule builder, exported by libceph-common and ceph-osd. crush_make_rule's parameters
+// depend on the build: (len, ruleset, type, min_size, max_size) where rules carry a ruleset,
+// (len, type) where they do not; it is declared without them and called through make_rule.
 extern "C" {
-Rule* crush_make_rule(int len, int ruleset, int type, int minsize, int maxsize);
+void crush_make_rule();
 void crush_rule_set_step(Rule* rule, int pos, int op, int arg1, int arg2);
 void crush_destroy_rule(Rule* rule);
+}
+
+// A rule of `len` steps and `type` for rule `rule_id` of a pool of `size` shards.
+inline Rule* make_rule(int len, int rule_id, int type, int size) {
+  if constexpr (erails::ceph_build::kCrushRuleHasRuleset) {
+    using MakeRule = Rule* (*)(int len, int ruleset, int type, int min_size, int max_size);
+    return reinterpret_cast<MakeRule>(&crush_make_rule)(len, rule_id, type, size, size);
+  } else {
+    using MakeRule = Rule* (*)(int len, int type);
+    return reinterpret_cast<MakeRule>(&crush_make_rule)(len, type);
+  }
 }
 
 // pg_pool_t::TYPE_ERASURE, the rule type of erasure-coded pools.
@@ -88,8 +101,9 @@ inline Rule* crush_rule_at(CrushWrapper& crush, int rule_id, int expected_type) 
       map->rules == nullptr)
     return nullptr;
   Rule* rule = map->rules[rule_id];
-  if (rule == nullptr || rule->mask.ruleset != rule_id || rule->mask.type != expected_type ||
-      rule->len == 0 || rule->len > 256)
+  if (rule == nullptr || rule->mask.type != expected_type || rule->len == 0 || rule->len > 256)
+    return nullptr;
+  if (erails::ceph_build::kCrushRuleHasRuleset && rule->mask.ruleset != rule_id)
     return nullptr;
   return rule;
 }

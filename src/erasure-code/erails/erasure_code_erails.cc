@@ -85,8 +85,9 @@ int ErasureCodeErails::create_rule(const std::string& name, CrushWrapper& crush,
     return -ENOTSUP;
   }
   if (profile_.rails_enabled()) return make_color_rule(crush, rule_id, rule, ss);
-  // An erasure-coded pool always has exactly k+m shards.
-  rule->mask.min_size = rule->mask.max_size = static_cast<uint8_t>(get_chunk_count());
+  // An erasure-coded pool always has exactly k+m shards, on builds that check rule sizes at all.
+  if (erails::ceph_build::kCrushRuleHasRuleset)
+    rule->mask.min_size = rule->mask.max_size = static_cast<uint8_t>(get_chunk_count());
   return rule_id;
 }
 
@@ -133,8 +134,8 @@ int ErasureCodeErails::make_color_rule(CrushWrapper& crush, int rule_id,
   // `choose` when the domain is the OSD itself: chooseleaf would ignore `ceph osd out` there.
   const int n = get_chunk_count();
   const int op = domain_type == 0 ? crush_abi::kChooseIndep : crush_abi::kChooseLeafIndep;
-  crush_abi::Rule* ordered = crush_abi::crush_make_rule(
-      static_cast<int>(tunables.size()) + 3 * n, rule_id, crush_abi::kRuleTypeErasure, n, n);
+  crush_abi::Rule* ordered = crush_abi::make_rule(static_cast<int>(tunables.size()) + 3 * n, rule_id,
+                                                  crush_abi::kRuleTypeErasure, n);
   if (ordered == nullptr) return -ENOMEM;
   int pos = 0;
   for (const auto& step : tunables)

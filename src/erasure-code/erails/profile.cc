@@ -88,7 +88,7 @@ Status parse_code(ProfileMap& profile, Profile* p) {
   if (p->k + p->m > kMaxChunks)
     return error(profile, "m", "k+m at most " + chunk_limit + " (one Rails color per shard)");
 
-  const std::string& technique = value_or_default(profile, "technique", "reed_sol_van");
+  const std::string technique = value_or_default(profile, "technique", "reed_sol_van");
   if (technique == "reed_sol_van") {
     p->technique = Technique::kReedSolVan;
   } else if (technique == "cauchy_orig") {
@@ -100,7 +100,7 @@ Status parse_code(ProfileMap& profile, Profile* p) {
   }
 
   const bool cauchy = p->technique != Technique::kReedSolVan;
-  const std::string& w = value_or_default(profile, "w", "8");
+  const std::string w = value_or_default(profile, "w", "8");
   if (!cauchy) {
     if (!to_int(w, &p->w) || (p->w != 8 && p->w != 16 && p->w != 32))
       return error(profile, "w", "8, 16 or 32 for technique=reed_sol_van");
@@ -116,7 +116,7 @@ Status parse_code(ProfileMap& profile, Profile* p) {
       return error(profile, "packetsize", "nothing: packetsize applies to cauchy_orig and cauchy_good only");
     p->packetsize = 0;
   } else {
-    const std::string& packetsize =
+    const std::string packetsize =
         value_or_default(profile, "packetsize", std::to_string(kDefaultPacketSize));
     if (!to_int(packetsize, &p->packetsize) || p->packetsize < 8 ||
         p->packetsize > kMaxPacketSize || p->packetsize % 8 != 0)
@@ -134,7 +134,7 @@ Status parse_crush(ProfileMap& profile, Profile* p) {
     return error(profile, "crush-failure-domain", "a CRUSH type name such as host, rack or osd");
   p->crush_device_class = value_or_default(profile, "crush-device-class", "");
 
-  const std::string& colors = value_or_default(profile, "crush-colors", "");
+  const std::string colors = value_or_default(profile, "crush-colors", "");
   p->crush_colors.clear();
   if (colors.empty()) return Ok{};
   std::set<std::string> seen;

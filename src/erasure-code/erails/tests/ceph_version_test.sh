@@ -18,6 +18,9 @@ include(cmake/CephVersion.cmake)
 message(STATUS "version=\${ERAILS_CEPH_VERSION} osd=\${ERAILS_CEPH_BUILD_OSD_BUILD_ID} parts=\${ERAILS_CEPH_BUILD_CHECKED_PARTS}")
 CMAKE
 
+# No Ceph package installed, as far as configure can tell: the fake version is the only Ceph here.
+printf '#!/bin/sh\nexit 1\n' >"$work/bin/dpkg-query"
+chmod +x "$work/bin/dpkg-query"
 configure_with() {  # prints cmake's output for a `ceph --version` that prints $1
   printf '#!/bin/sh\necho "%s"\n' "$1" >"$work/bin/ceph"
   chmod +x "$work/bin/ceph"

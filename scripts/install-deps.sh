@@ -9,7 +9,7 @@ packages=(
   libjerasure-dev libgf-complete-dev libisal-dev
   ceph ceph-base ceph-common ceph-mon ceph-osd ceph-mgr
   libradospp-dev librados-dev
-  libaio-dev iproute2
+  libboost-dev libaio-dev iproute2
   debhelper dh-python dpkg-dev fakeroot
   python3-rados python3-pytest python3-yaml python3-matplotlib
 )

@@ -51,3 +51,11 @@ wait_for() {
 
 # ceph-mgr lists a module only once it has loaded it, which can take a while after a restart.
 mgr_offers_module() { grep -qw "$1" <<<"$(ceph mgr module ls)"; }
+
+# The description of a checked Ceph build (src/ceph_abi/builds/<version>/build.conf), or death
+# naming the builds there are.
+ceph_build_description() {
+    local description="$ERAILS_REPO/src/ceph_abi/builds/$1/build.conf"
+    [[ -f $description ]] || die "--ceph-build must be one of $(cd "$ERAILS_REPO/src/ceph_abi/builds" && ls | paste -sd' '), got '$1'"
+    echo "$description"
+}

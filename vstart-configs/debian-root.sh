@@ -14,8 +14,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 usage() { echo "usage: $(basename "$0") [--dir DIR] RELEASE   (RELEASE: trixie)"; }
 # What a local cluster needs inside the root: the daemons, the CLI and librados for the tests and
-# tools, and what start.sh and stop.sh call (ss, pgrep/ps, fuser).
-packages=(ceph-osd ceph-mon ceph-mgr ceph-common librados-dev python3-rados iproute2 procps psmisc)
+# tools, and what start.sh and stop.sh call (ss, pgrep/ps, fuser); and what building and testing
+# erails against that release's Ceph needs (scripts/install-deps.sh's list, less the fuzzing
+# compiler and the packaging tools).
+packages=(ceph-osd ceph-mon ceph-mgr ceph-common librados-dev libradospp-dev python3-rados
+          iproute2 procps psmisc
+          g++ make cmake googletest libgtest-dev libjerasure-dev libgf-complete-dev libisal-dev
+          libboost-dev libaio-dev python3-pytest python3-yaml python3-matplotlib)
 
 dir=""
 release=""
@@ -42,24 +47,29 @@ if [[ -f $stamp && $(<"$stamp") == "$wanted" ]]; then
     exit 0
 fi
 
-# The mirror the host installs from; the root gets the same one for its own release.
-mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n1)
-[[ -n $mirror ]] || mirror=$(sed -n 's/^deb \(\[[^]]*\] \)\?\([^ ]*\) .*/\2/p' /etc/apt/sources.list 2>/dev/null | grep -v security | head -n1)
-[[ -n $mirror ]] || die "no Debian mirror found in the host's apt sources"
-
-echo "making a Debian $release root in $dir from $mirror (log: $dir.log)" >&2
 : >"$dir.log"
-if ! command -v debootstrap >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >>"$dir.log" 2>&1 \
-        || die "cannot install debootstrap; see $dir.log"
+# A root of this release with other packages only needs them installed; anything else (none, an
+# interrupted debootstrap) is made from the start.
+if [[ ! -f $stamp || $(<"$stamp") != "release=$release "* ]]; then
+    # The mirror the host installs from; the root gets the same one for its own release.
+    mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n1)
+    [[ -n $mirror ]] || mirror=$(sed -n 's/^deb \(\[[^]]*\] \)\?\([^ ]*\) .*/\2/p' /etc/apt/sources.list 2>/dev/null | grep -v security | head -n1)
+    [[ -n $mirror ]] || die "no Debian mirror found in the host's apt sources"
+    echo "making a Debian $release root in $dir from $mirror (log: $dir.log)" >&2
+    if ! command -v debootstrap >/dev/null; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >>"$dir.log" 2>&1 \
+            || die "cannot install debootstrap; see $dir.log"
+    fi
+    rm -rf "${dir:?}"
+    debootstrap --variant=minbase "$release" "$dir" "$mirror" >>"$dir.log" 2>&1 \
+        || die "debootstrap failed; see $dir.log"
+else
+    echo "installing packages into the Debian $release root in $dir (log: $dir.log)" >&2
 fi
-rm -rf "${dir:?}"
-debootstrap --variant=minbase "$release" "$dir" "$mirror" >>"$dir.log" 2>&1 \
-    || die "debootstrap failed; see $dir.log"
 # apt inside the root needs /proc and /dev; a private mount namespace drops both when it ends.
 unshare --mount --propagation private sh -c '
     mount -t proc proc "$1/proc" && mount --bind /dev "$1/dev" &&
     chroot "$1" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $2"
-' sh "$dir" "${packages[*]}" >>"$dir.log" 2>&1 || die "installing Ceph in the root failed; see $dir.log"
+' sh "$dir" "${packages[*]}" >>"$dir.log" 2>&1 || die "installing packages in the root failed; see $dir.log"
 echo "$wanted" >"$stamp"
 echo "$dir"

@@ -42,6 +42,11 @@ usage: $(basename "$0") [options]
   --fresh            delete an existing cluster in DIR (stopping it first) and create a new one
   --no-wait          return once the daemons are started, without waiting for active+clean
   --timeout S        how long to wait for all OSDs up and PGs active+clean (default 120)
+  --ceph-build V     the Ceph the daemons run (env ERAILS_CEPH_BUILD): one of the builds
+                     described in src/ceph_abi/builds/; default the host's, or the one the
+                     cluster last ran. Another build than the host's runs from a root of its
+                     Debian release (debian-root.sh, in-root.sh; needs root), and naming a
+                     newer build for an existing cluster upgrades it; kept in cluster.params
 EOF
 }
 
@@ -59,6 +64,8 @@ emulator_lib=${ERAILS_EMULATOR_LIB:-}
 fresh=0
 wait_healthy=1
 timeout=120
+ceph_build=${ERAILS_CEPH_BUILD:-}
+arguments=("$@")
 while (($#)); do
     case $1 in
         --dir) dir_arg=$2; shift 2 ;;
@@ -76,6 +83,7 @@ while (($#)); do
         --fresh) fresh=1; shift ;;
         --no-wait) wait_healthy=0; shift ;;
         --timeout) timeout=$2; shift 2 ;;
+        --ceph-build) ceph_build=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument '$1'" ;;
     esac
@@ -96,8 +104,27 @@ done
 [[ $scheduler =~ ^(wpq|mclock_scheduler|qbox)$ ]] \
     || die "--scheduler must be wpq, mclock_scheduler or qbox, got '$scheduler'"
 
+[[ -z $ceph_build ]] || ceph_build_description "$ceph_build" >/dev/null
+
 resolve_cluster_dir "$dir_arg" create
 params="$CLUSTER_DIR/cluster.params"
+
+# The Ceph build: named, else the one the cluster last ran, else the host's. Another build than
+# the one here starts this script again inside a root of its Debian release, where it is the one.
+[[ -n $ceph_build || ! -e $params ]] || ceph_build=$(sed -n 's/^ceph_build=//p' "$params")
+running_build=$(ceph --version | sed -n 's/^ceph version \([0-9.]*\) .*/\1/p')
+ceph_build=${ceph_build:-$running_build}
+if [[ $ceph_build != "$running_build" ]]; then
+    [[ -z ${ERAILS_IN_ROOT:-} ]] || die "--ceph-build $ceph_build: the root has Ceph $running_build"
+    release=$(sed -n 's/^debian_release *= *//p' "$(ceph_build_description "$ceph_build")")
+    root=$("$ERAILS_VSTART/debian-root.sh" "$release") || die "--ceph-build $ceph_build: no Debian $release root"
+    binds=(--bind "$CLUSTER_DIR")
+    for path in "$plugin_dir" "$(dirname "${emulator_lib:-.}")" "$(dirname "${emulator_model:-.}")"; do
+        [[ -n $path && -d $path ]] && binds+=(--bind "$path")
+    done
+    exec "$ERAILS_VSTART/in-root.sh" "${binds[@]}" "$root" env ERAILS_IN_ROOT=1 ERAILS_CEPH_BUILD="$ceph_build" \
+        "$ERAILS_VSTART/start.sh" "${arguments[@]}"
+fi
 
 if ((fresh)) && [[ -e $params ]]; then
     "$ERAILS_VSTART/stop.sh" --dir "$CLUSTER_DIR" >/dev/null
@@ -189,6 +216,7 @@ fi
 
 cat >"$params" <<EOF
 fsid=$fsid
+ceph_build=$running_build
 osds=$osds
 port_base=$port_base
 plugin_dir=$plugin_dir

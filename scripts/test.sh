@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test: unit tests, the plugin under Ceph's own tools, the
 # simulator and QBox, end-to-end tests on a real local cluster (short version), and each fuzz
-# target for a few seconds in a separate clang build.
+# target for a few seconds in a separate clang build. Then, for every other Ceph build described
+# in src/ceph_abi/builds/ (Debian 13's 18.2.7 on a Debian 12 host), the plugin's tests and the
+# cluster end-to-end tests again, built and run inside a root of that build's Debian release.
 #   scripts/test.sh                    as CI runs it
 #   ERAILS_CLUSTER_FULL=1 scripts/test.sh    with the long cluster tests
 #   ERAILS_FUZZ_SECONDS=300 scripts/test.sh  fuzz each parser for longer
@@ -31,4 +33,22 @@ ctest --output-on-failure -j "$jobs" -LE faults --output-junit "$build/ctest-res
 skip_args=()
 [[ ${CI:-} == true ]] && skip_args=(--fail)
 /usr/bin/python3 "$repo/scripts/skipped_tests.py" "$build/ctest-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
+
+# The unit tests do not depend on the Ceph build; what loads into or talks to its daemons does.
+host_build=$(ceph --version | sed -n 's/^ceph version \([0-9.]*\) .*/\1/p')
+for description in "$repo"/src/ceph_abi/builds/*/build.conf; do
+  version=$(basename "$(dirname "$description")")
+  [[ $version == "$host_build" ]] && continue
+  release=$(sed -n 's/^debian_release *= *//p' "$description")
+  root=$("$repo/vstart-configs/debian-root.sh" "$release")
+  other_build=$build-$version
+  mkdir -p "$other_build"
+  in_root=("$repo/vstart-configs/in-root.sh" --bind "$other_build" "$root")
+  echo "test.sh: Ceph $version, in the Debian $release root $root, build tree $other_build"
+  "${in_root[@]}" cmake -S "$repo" -B "$other_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERAILS_WITH_SIM=OFF >/dev/null
+  "${in_root[@]}" cmake --build "$other_build" -j "$jobs"
+  (cd "$other_build" && "${in_root[@]}" ctest --output-on-failure -j "$jobs" -R '^(ec\.|cluster\.end_to_end$)' \
+     --output-junit "$other_build/ctest-results.xml") || status=$?
+  /usr/bin/python3 "$repo/scripts/skipped_tests.py" "$other_build/ctest-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
+done
 exit "$status"

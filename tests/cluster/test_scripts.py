@@ -26,13 +26,14 @@ START = REPO / "vstart-configs" / "start.sh"
     (["--emulate-ssd=/nonexistent.conf"], "--emulate-ssd: no model file '/nonexistent.conf'"),
     (["--emulate-time-scale", "fast"], "--emulate-time-scale must be a number > 0"),
     (["--emulator-lib", "/nonexistent.so"], "--emulator-lib: no file '/nonexistent.so'"),
+    (["--ceph-build", "17.2.7"], "--ceph-build must be one of 16.2.15 18.2.7, got '17.2.7'"),
 ])
 def test_start_refuses_bad_arguments(tmp_path, args, named):
     done = subprocess.run([str(START), "--dir", str(tmp_path / "c")] + args,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode != 0
     assert named in done.stderr
-    assert not (tmp_path / "c" / "cluster.params").exists()
+    assert not (tmp_path / "c").exists()
 
 
 def test_start_refuses_a_port_range_in_use(tmp_path):
@@ -220,3 +221,17 @@ def test_debian_root_refuses_bad_arguments(tmp_path, args, named):
     assert done.returncode != 0
     assert named in done.stderr
     assert not (tmp_path / "root").exists() and not (tmp_path / "root.lock").exists()
+
+
+@pytest.mark.parametrize("args,named", [
+    ([], "needs ROOT and COMMAND"),
+    (["{tmp}"], "needs ROOT and COMMAND"),
+    (["{tmp}", "true"], "'{tmp}' is not a root made by debian-root.sh (no .erails-root stamp)"),
+    (["--bind", "{tmp}/none", "{tmp}", "true"], "--bind: '{tmp}/none' is not a directory"),
+    (["--bogus", "{tmp}", "true"], "unknown argument '--bogus'"),
+])
+def test_in_root_refuses_bad_arguments(tmp_path, args, named):
+    done = subprocess.run([str(REPO / "vstart-configs" / "in-root.sh")] + [a.format(tmp=tmp_path) for a in args],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert named.format(tmp=tmp_path) in done.stderr

@@ -4,7 +4,7 @@
 # checked build has one description, src/ceph_abi/builds/<version>/build.conf; configure reads the
 # one of the version it finds and refuses a version without one, since another build may move the
 # CrushWrapper offset the plugin relies on and the plugin would then corrupt a monitor's CRUSH map.
-set(ERAILS_CEPH_BUILDS_DIR ${CMAKE_CURRENT_LIST_DIR}/../src/ceph_abi/builds)
+get_filename_component(ERAILS_CEPH_BUILDS_DIR ${CMAKE_CURRENT_LIST_DIR}/../src/ceph_abi/builds ABSOLUTE)
 file(GLOB checked_build_dirs LIST_DIRECTORIES true RELATIVE ${ERAILS_CEPH_BUILDS_DIR}
      ${ERAILS_CEPH_BUILDS_DIR}/*)
 set(ERAILS_CEPH_VERSIONS_CHECKED "")

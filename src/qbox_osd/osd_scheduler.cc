@@ -155,15 +155,13 @@ OsdState* osd_state() { return g_state.get(); }
 
 void set_build_id(const std::string& build_id) { g_build_id = build_id; }
 
-ceph_osd::OpScheduler** make_qbox_scheduler(ceph_osd::OpScheduler** result, void* cct,
-                                            unsigned num_shards, bool /*is_rotational*/) {
+ceph_osd::OpScheduler* create_qbox_scheduler(void* cct, unsigned num_shards) {
   std::call_once(g_state_once, [&] {
     g_state = std::make_unique<OsdState>(qbox::OsdSharesConfig{}, now());
     g_state->header = {"active", "", erails::ceph_build::kVersion, g_build_id, num_shards};
     register_admin_commands(cct);
   });
-  *result = new QBoxOpScheduler(*g_state);
-  return result;
+  return new QBoxOpScheduler(*g_state);
 }
 
 }  // namespace erails::qbox_osd

@@ -21,11 +21,11 @@ OsdState* osd_state();
 // Seconds on the steady clock since the library was loaded.
 qbox::Seconds now();
 
-// Stands in for ceph::osd::scheduler::make_scheduler once the entry is redirected here. Sets up
-// the daemon-wide state and the `qbox` commands on the first call. `build_id` is recorded for
-// `qbox status` by whoever redirected it, before the first call.
-ceph_osd::OpScheduler** make_qbox_scheduler(ceph_osd::OpScheduler** result, void* cct,
-                                            unsigned num_shards, bool is_rotational);
+// A QBox scheduler for one of the OSD's `num_shards` shards, made where make_scheduler was called
+// once its entry is redirected here (ceph_osd::make_scheduler_stand_in). Sets up the daemon-wide
+// state and the `qbox` commands on the first call. `build_id` is recorded for `qbox status` by
+// whoever redirected it, before the first call.
+ceph_osd::OpScheduler* create_qbox_scheduler(void* cct, unsigned num_shards);
 void set_build_id(const std::string& build_id);
 
 }  // namespace erails::qbox_osd

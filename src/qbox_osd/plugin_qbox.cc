@@ -48,8 +48,8 @@ int install_scheduler() {
   if (target == nullptr) return 0;
   const std::string build_id = executable_build_id();
   auto allowed = allowed_builds();
-  erails::Status status = allowed ? redirect_if_allowed(target,
-                                                        reinterpret_cast<void*>(&make_qbox_scheduler),
+  auto* stand_in = &erails::ceph_osd::make_scheduler_stand_in<&create_qbox_scheduler>;
+  erails::Status status = allowed ? redirect_if_allowed(target, reinterpret_cast<void*>(stand_in),
                                                         build_id, allowed.value())
                                   : erails::Status(allowed.error());
   if (status) {

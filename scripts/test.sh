@@ -3,7 +3,8 @@
 # simulator and QBox, end-to-end tests on a real local cluster (short version), and each fuzz
 # target for a few seconds in a separate clang build. Then, for every other Ceph build described
 # in src/ceph_abi/builds/ (Debian 13's 18.2.7 on a Debian 12 host), the plugin's tests and the
-# cluster end-to-end tests again, built and run inside a root of that build's Debian release.
+# cluster tests labelled each_build (those of the parts checked on that build) again, built and
+# run inside a root of that build's Debian release.
 #   scripts/test.sh                    as CI runs it
 #   ERAILS_CLUSTER_FULL=1 scripts/test.sh    with the long cluster tests
 #   ERAILS_FUZZ_SECONDS=300 scripts/test.sh  fuzz each parser for longer
@@ -47,7 +48,7 @@ for description in "$repo"/src/ceph_abi/builds/*/build.conf; do
   echo "test.sh: Ceph $version, in the Debian $release root $root, build tree $other_build"
   "${in_root[@]}" cmake -S "$repo" -B "$other_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERAILS_WITH_SIM=OFF >/dev/null
   "${in_root[@]}" cmake --build "$other_build" -j "$jobs"
-  (cd "$other_build" && "${in_root[@]}" ctest --output-on-failure -j "$jobs" -R '^(ec\.|cluster\.end_to_end$)' \
+  (cd "$other_build" && "${in_root[@]}" ctest --output-on-failure -j "$jobs" -L '^(ec|each_build)$' \
      --output-junit "$other_build/ctest-results.xml") || status=$?
   /usr/bin/python3 "$repo/scripts/skipped_tests.py" "$other_build/ctest-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
 done

@@ -1,4 +1,4 @@
-// Our declaration of the part of Ceph 16.2.15's admin socket a library needs to add commands that
+// Our declaration of the part of Ceph's admin socket a library needs to add commands that
 // both `ceph daemon <name> ...` and `ceph tell osd.N ...` reach (doc/dev/ceph-abi.md, "Commands
 // through the admin socket": symbols from nm -D, the hook's vtable from VersionHook's vtable
 // relocations, the call's registers from its disassembly).
@@ -21,29 +21,27 @@ namespace erails::ceph_osd {
 // cmdmap_t, spelled as its mangled name in ceph-osd spells it (find_matched_hook's signature):
 // std::map<std::string, boost::variant<std::string, bool, long, double, std::vector<std::string>,
 // std::vector<long>, std::vector<double>>, std::less<void>>. Debian builds Ceph against its own
-// Boost (1.74), whose variant headers we compile with.
+// Boost (1.74 in Debian 12, 1.83 in 13: the variant's layout is the same), whose variant headers
+// we compile with.
 using CmdValue = boost::variant<std::string, bool, std::int64_t, double, std::vector<std::string>,
                                 std::vector<std::int64_t>, std::vector<double>>;
 using CmdMap = std::map<std::string, CmdValue, std::less<void>>;
 
 struct Formatter;
 
-// AdminSocketHook's vtable: 0 call, 1 call_async, 2/3 destructors. call() gets the command's
-// prefix words, the validated arguments, the formatter for the requested format, a stream whose
-// text becomes the error message, and `out`: when `out` is left empty the socket flushes the
-// formatter into it, so a hook that fills `out` itself answers with exactly that text. It returns
-// 0 or a negative errno. call_async() must end by calling `on_finish(result, error text, out)`
-// exactly once; the base class's version (which we do not link to) runs call() and does that.
-class AdminSocketHook {
- public:
-  virtual int call(std::string_view command, const CmdMap& cmdmap, Formatter* formatter,
-                   std::ostream& errors, ceph::buffer::list& out) = 0;
-  virtual void call_async(std::string_view command, const CmdMap& cmdmap, Formatter* formatter,
-                          const ceph::buffer::list& input,
-                          std::function<void(int, const std::string&, ceph::buffer::list&)>
-                              on_finish) = 0;
-  virtual ~AdminSocketHook() = default;
-};
+}  // namespace erails::ceph_osd
+
+// AdminSocketHook, whose call() takes other parameters on other builds. Its vtable on every
+// checked build: 0 call, 1 call_async, 2/3 destructors. The socket reaches a hook through
+// call_async alone, which must end by calling `on_finish(result, error text, out)` exactly once.
+// Our hooks answer in respond(), a slot of ours after Ceph's, from both call and call_async:
+// respond() gets the command's prefix words, the validated arguments, the formatter for the
+// requested format, a stream whose text becomes the error message, and `out`: when `out` is left
+// empty the socket flushes the formatter into it, so a hook that fills `out` itself answers with
+// exactly that text. It returns 0 or a negative errno.
+#include "ceph_abi/this_build/admin_socket_hook.h"
+
+namespace erails::ceph_osd {
 
 // CephContext::get_admin_socket() and AdminSocket::register_command(cmddesc, hook, help), both
 // exported by ceph-osd; register_command returns 0, or -EEXIST when the prefix is taken.

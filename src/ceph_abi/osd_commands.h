@@ -14,8 +14,8 @@
 
 namespace erails::ceph_osd {
 
-// A hook whose commands answer at once: call_async runs call() and reports its outcome, which is
-// what the base class (not linked to) does for hooks that override only call().
+// A hook whose commands answer at once: call_async runs respond() and reports its outcome, which is
+// what Ceph's base class (not linked to) does with call() for hooks that override only call().
 class SyncAdminSocketHook : public AdminSocketHook {
  public:
   void call_async(std::string_view command, const CmdMap& cmdmap, Formatter* formatter,
@@ -24,7 +24,7 @@ class SyncAdminSocketHook : public AdminSocketHook {
       override {
     ceph::buffer::list out;
     std::ostringstream errors;
-    const int result = call(command, cmdmap, formatter, errors, out);
+    const int result = respond(command, cmdmap, formatter, errors, out);
     on_finish(result, errors.str(), out);
   }
 };

@@ -21,7 +21,7 @@ void answer(ceph::buffer::list& out, const std::string& text) {
 
 class QBoxCommands final : public ceph_osd::SyncAdminSocketHook {
  public:
-  int call(std::string_view command, const ceph_osd::CmdMap& cmdmap, ceph_osd::Formatter*,
+  int respond(std::string_view command, const ceph_osd::CmdMap& cmdmap, ceph_osd::Formatter*,
            std::ostream& errors, ceph::buffer::list& out) override {
     OsdState* state = osd_state();
     if (state == nullptr) {

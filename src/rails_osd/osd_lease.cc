@@ -40,7 +40,7 @@ class OsdLease final : public ceph_osd::SyncAdminSocketHook {
  public:
   explicit OsdLease(void* cct) : cct_(cct) {}
 
-  int call(std::string_view, const ceph_osd::CmdMap& cmdmap, ceph_osd::Formatter*,
+  int respond(std::string_view, const ceph_osd::CmdMap& cmdmap, ceph_osd::Formatter*,
            std::ostream& errors, ceph::buffer::list& out) override {
     std::vector<std::string> words;
     if (const auto it = cmdmap.find(kWordsArgument); it != cmdmap.end()) {

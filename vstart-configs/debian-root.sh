@@ -18,7 +18,7 @@ usage() { echo "usage: $(basename "$0") [--dir DIR] RELEASE   (RELEASE: trixie)"
 # erails against that release's Ceph needs (scripts/install-deps.sh's list, less the fuzzing
 # compiler and the packaging tools).
 packages=(ceph-osd ceph-mon ceph-mgr ceph-common librados-dev libradospp-dev python3-rados
-          iproute2 procps psmisc
+          iproute2 procps psmisc git
           g++ make cmake googletest libgtest-dev libjerasure-dev libgf-complete-dev libisal-dev
           libboost-dev libaio-dev python3-pytest python3-yaml python3-matplotlib)
 

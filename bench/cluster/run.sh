@@ -7,7 +7,10 @@
 # the run failed.
 #   bench/cluster/run.sh [--plugin-dir <build>/erasure-code] [--seconds S] [--rounds R] [--k K --m M]
 # Without libec_erails.so in the plugin directory it compares jerasure with isa instead, which
-# checks the script, not erails.
+# checks the script, not erails. It runs the host's Ceph; for another build, run it in that build's
+# root with that build's plugin (doc/local-cluster.rst), e.g.
+#   vstart-configs/in-root.sh "$(vstart-configs/debian-root.sh trixie)" \
+#       bench/cluster/run.sh --plugin-dir build-18.2.7/erasure-code
 set -euo pipefail
 invocation="bench/cluster/run.sh $*"
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -61,4 +64,4 @@ else
 fi
 /usr/bin/python3 "$repo/bench/cluster/compare_profiles.py" --a "$candidate" --b "$reference" \
     --seconds "$seconds" --rounds "$rounds" --csv "$csv" --recorded-command "$invocation" \
-    --where "this machine ($(nproc) cores, $(hostname)), checkout $(git -C "$repo" rev-parse --short HEAD), $(plugin_identity), $(ls -d "$cluster_dir"/osd.* | wc -l) BlueStore OSDs on sparse files, vstart-configs/start.sh"
+    --where "this machine ($(nproc) cores, $(hostname)), Ceph $(ceph --version | cut -d' ' -f3) daemons and client, checkout $(git -C "$repo" rev-parse --short HEAD), $(plugin_identity), $(ls -d "$cluster_dir"/osd.* | wc -l) BlueStore OSDs on sparse files, vstart-configs/start.sh"

@@ -2,14 +2,15 @@
 whether two clients get the shares they were given.
 
   python3 bench/qbox/in_osd.py --plugin-dir <build>/erasure-code [--osds 2] [--seconds 10]
-                               [--rounds 2] [--dir DIR] [--port-base 20150] [--no-shares]
+                               [--rounds 2] [--stock wpq|mclock_scheduler] [--dir DIR] [--port-base 20150] [--no-shares]
                                [--no-overhead] [--no-stock-shares] [--share-op read|write|mixed]
                                [--depth N] [--emulate-time-scale X] [--bluestore-throttle BYTES]
 
 1. Overhead: rados bench 4 KiB writes then 4 KiB random reads (16 in flight), with the OSDs'
-   stock wpq and with QBox, in `--rounds` rounds on the same cluster (wpq qbox | qbox wpq | ...;
-   only the OSDs are restarted between schedulers); prints the IOPS and the OSDs' CPU time per
-   op of each run, the QBox/wpq ratios of each round and their median.
+   stock scheduler (--stock, wpq by default) and with QBox, in `--rounds` rounds on the same
+   cluster (stock qbox | qbox stock | ...; only the OSDs are restarted between schedulers);
+   prints the IOPS and the OSDs' CPU time per op of each run, the QBox/stock ratios of each round
+   and their median, and mclock_scheduler's profile and capacities where it is the stock.
 2. Shares: two librados clients (one process each, 4 KiB random reads of objects each wrote first,
    --depth (32) in flight each; `--share-op write` for 4 KiB writes instead, `mixed` for client.a
    reading and client.b writing) given 0.3 and 0.6 of each OSD's device time (`qbox set` with
@@ -100,23 +101,42 @@ class Cluster:
             total += int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15
         return total / os.sysconf("SC_CLK_TCK")
 
+    def mclock_settings(self):
+        """What mclock_scheduler's costs rest on, per OSD: its profile and the capacity it measured
+        at start or was given (Ceph 17 and later; 16.2's OSDs have no such options)."""
+        settings = []
+        for osd in range(self.args.osds):
+            values = []
+            for name in ("osd_mclock_profile", "osd_mclock_max_capacity_iops_hdd",
+                         "osd_mclock_max_capacity_iops_ssd"):
+                answer = subprocess.run(["ceph", "tell", f"osd.{osd}", "config", "get", name],
+                                        env=self.env, capture_output=True, text=True, timeout=60)
+                value = json.loads(answer.stdout).get(name) if answer.returncode == 0 else None
+                values.append(f"{name}={value if value is not None else '(none)'}")
+            settings.append(f"osd.{osd} " + " ".join(values))
+        return "mclock_scheduler settings: " + "; ".join(settings)
+
     def qbox_status(self, osd):
         return json.loads(self.ceph("tell", f"osd.{osd}", "qbox", "status"))
 
 
 def overhead(cluster, args):
-    """Alternates the schedulers as wpq qbox | qbox wpq | wpq qbox ... so that a load that drifts
-    during the run (other work on the machine) hits both alike; each round's ratio compares two
-    neighbouring runs. Besides IOPS, the OSDs' CPU seconds per op: on a shared machine the
-    throughput follows the load of others, what an OSD spends on an op much less so."""
-    iops = {"wpq": {"write": [], "rand": []}, "qbox": {"write": [], "rand": []}}
-    cpu = {"wpq": {"write": [], "rand": []}, "qbox": {"write": [], "rand": []}}
+    """Alternates the schedulers as stock qbox | qbox stock | stock qbox ... (stock: --stock) so
+    that a load that drifts during the run (other work on the machine) hits both alike; each
+    round's ratio compares two neighbouring runs. Besides IOPS, the OSDs' CPU seconds per op: on a
+    shared machine the throughput follows the load of others, what an OSD spends on an op much
+    less so."""
+    stock = args.stock
+    iops = {stock: {"write": [], "rand": []}, "qbox": {"write": [], "rand": []}}
+    cpu = {stock: {"write": [], "rand": []}, "qbox": {"write": [], "rand": []}}
     current = "wpq"
     for round_ in range(args.rounds):
-        for scheduler in (("wpq", "qbox") if round_ % 2 == 0 else ("qbox", "wpq")):
+        for scheduler in ((stock, "qbox") if round_ % 2 == 0 else ("qbox", stock)):
             if scheduler != current:
                 cluster.restart_osds(scheduler)
                 current = scheduler
+                if scheduler == "mclock_scheduler":
+                    print(cluster.mclock_settings(), flush=True)
             run = f"r{round_}{scheduler}"
             row = {}
             for mode, bench_args in (("write", ("write", "-b", "4096", "-t", "16", "--no-cleanup")),
@@ -127,15 +147,15 @@ def overhead(cluster, args):
                 iops[scheduler][mode].append(rate)
                 cpu[scheduler][mode].append(per_op)
                 row[mode] = f"{rate:8.0f} IOPS {per_op * 1e6:6.0f} us CPU/op"
-            print(f"round {round_ + 1} {scheduler:4s}  4 KiB write {row['write']}   "
+            print(f"round {round_ + 1} {scheduler:16s}  4 KiB write {row['write']}   "
                   f"4 KiB rand read {row['rand']}   load {os.getloadavg()[0]:.1f}", flush=True)
     for mode, name in (("write", "4 KiB write"), ("rand", "4 KiB rand read")):
-        ratios, median = ev.overhead_ratios(list(zip(iops["wpq"][mode], iops["qbox"][mode])))
-        print(f"{name:16s} IOPS qbox/wpq per round " + " ".join(f"{r:.3f}" for r in ratios)
+        ratios, median = ev.overhead_ratios(list(zip(iops[stock][mode], iops["qbox"][mode])))
+        print(f"{name:16s} IOPS qbox/{stock} per round " + " ".join(f"{r:.3f}" for r in ratios)
               + f"  median {median:.3f} (goal >= 0.95)", flush=True)
-        # CPU per op the other way round (wpq's over QBox's), so that >= 0.95 reads the same way.
-        ratios, median = ev.overhead_ratios(list(zip(cpu["qbox"][mode], cpu["wpq"][mode])))
-        print(f"{name:16s} CPU/op wpq/qbox per round " + " ".join(f"{r:.3f}" for r in ratios)
+        # CPU per op the other way round (stock's over QBox's), so that >= 0.95 reads the same way.
+        ratios, median = ev.overhead_ratios(list(zip(cpu["qbox"][mode], cpu[stock][mode])))
+        print(f"{name:16s} CPU/op {stock}/qbox per round " + " ".join(f"{r:.3f}" for r in ratios)
               + f"  median {median:.3f}", flush=True)
     return current
 
@@ -269,6 +289,8 @@ def main(argv):
     parser.add_argument("--osds", type=int, default=2)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--stock", choices=("wpq", "mclock_scheduler"), default="wpq",
+                        help="the stock scheduler the overhead rounds compare QBox with")
     parser.add_argument("--no-shares", action="store_true")
     parser.add_argument("--no-overhead", action="store_true")
     parser.add_argument("--no-stock-shares", action="store_true")
@@ -288,7 +310,8 @@ def main(argv):
               else "sparse files")
     throttle = (f", bluestore throttles {args.bluestore_throttle} bytes"
                 if args.bluestore_throttle else "")
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {args.osds} OSDs, BlueStore on "
+    ceph_version = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()[2]
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: Ceph {ceph_version}, {args.osds} OSDs, BlueStore on "
           f"{device}{throttle}, share op {args.share_op}, load {os.getloadavg()[0]:.1f}", flush=True)
     cluster.start("wpq", fresh=True)
     try:

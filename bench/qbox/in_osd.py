@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parents[2]
 VSTART = REPO / "vstart-configs"
 POOL = "qbox-bench"
 TARGETS = {"client.a": 0.3, "client.b": 0.6}
-BACKGROUND = {"background_recovery": 0.05, "background_best_effort": 0.05}
+BACKGROUND = {"recovery": 0.05, "best_effort": 0.05}
 OBJECT_SIZE = 4096
 OBJECTS_PER_CLIENT = 2000
 
@@ -216,9 +216,7 @@ def run_clients(cluster, args, with_table):
         time.sleep(0.1)
     rows = []
     if with_table:
-        table = {"epoch": int(time.time()),
-                 "clients": [{"name": n, "utilization": u, "owners": [ids[n]]}
-                             for n, u in TARGETS.items()], **BACKGROUND}
+        table = ev.osd_table(int(time.time()), TARGETS, ids, BACKGROUND)
         for osd in range(args.osds):
             cluster.ceph("tell", f"osd.{osd}", "qbox", "set", json.dumps(table))
         print(f"table pushed to {args.osds} OSDs: " + ", ".join(

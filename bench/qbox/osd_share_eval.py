@@ -22,6 +22,18 @@ def normalized(table):
     return {client: u / total for client, u in table.items()}
 
 
+def osd_table(epoch, targets, owners, background):
+    """The `qbox set` table an OSD takes, as the qbox mgr module pushes it (doc/dev/qbox-mgr.md):
+    `targets` {client: utilization}, `owners` {client: global id}, `background` {"recovery": u,
+    "best_effort": u}. For runs that give the OSDs their table themselves, where the module cannot
+    run (Debian 13's ceph-mgr) or is not the point."""
+    return {"epoch": epoch,
+            "clients": [{"name": name, "utilization": u, "owners": [owners[name]]}
+                        for name, u in sorted(targets.items())],
+            "background_recovery": background["recovery"],
+            "background_best_effort": background["best_effort"]}
+
+
 def ramp(start, end, steps):
     """`steps` utilizations going linearly from `start` to `end` (figs. 3.15/3.16 in steps)."""
     if steps < 2:

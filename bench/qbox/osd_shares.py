@@ -281,6 +281,7 @@ class Run:
         self.ids = {}
         self.table = {}
         self.background_set = False
+        self.epoch = 0
 
     def connect_clients(self):
         for name in list(CLIENTS) + ["client.qev-fill"]:
@@ -319,7 +320,18 @@ class Run:
 
     def set_table(self, table):
         """Make the mgr's table `table` ({client: u}) plus BACKGROUND: lowered entries first, so
-        every step passes admission."""
+        every step passes admission. With --table-to-osds the table goes to every OSD at once,
+        under a new epoch, as the module would push it."""
+        if self.args.table_to_osds:
+            self.table = dict(table)
+            self.epoch += 1
+            command = json.dumps({"prefix": "qbox set", "table": json.dumps(
+                ev.osd_table(self.epoch, self.table, self.ids, BACKGROUND))})
+            for osd in range(OSDS):
+                ret, _, err = self.cluster.admin.osd_command(osd, command, b"", timeout=30)
+                if ret:
+                    raise RuntimeError(f"qbox set on osd.{osd}: {err.strip()} ({ret})")
+            return
         if not self.background_set:
             for cls, u in BACKGROUND.items():
                 self.cluster.mgr(prefix="qbox set-background", background_class=cls, utilization=str(u))
@@ -344,7 +356,7 @@ class Run:
                     if not e or self.ids[name] not in e["owners"] or abs(e["target"] - u) > 1e-3:
                         return False
             return True
-        wait_for("every OSD to schedule by the mgr's table", in_force, 60)
+        wait_for("every OSD to schedule by the table", in_force, 60)
 
     def load(self, names, seconds, on_start=None, sampler=None):
         """Run `names` together for `seconds`; returns ({client: completion times}, errors)."""
@@ -559,10 +571,16 @@ def main(argv):
     parser.add_argument("--bluestore-throttle", type=int, metavar="BYTES",
                         help="bluestore_throttle_bytes and _deferred_bytes of every OSD, under every "
                              "scheduler and alone: writes then wait in the shards' queues, not in BlueStore")
+    parser.add_argument("--table-to-osds", action="store_true",
+                        help="give the OSDs their table with `qbox set` directly instead of through the "
+                             "qbox mgr module (which Debian 13's ceph-mgr cannot run); not with "
+                             "--recovery, whose restarted OSD only the module gives its table again")
     parser.add_argument("--pool-size", type=int, default=2, choices=(1, 2),
                         help="replicas of the pool (default 2); with 1 no op is a replica sub-op, which "
                              "QBox runs as immediate and charges to no client")
     args = parser.parse_args(argv)
+    if args.table_to_osds and args.recovery:
+        parser.error("--table-to-osds: not with --recovery: the restarted OSD would run without a table")
     if args.pool_size == 1 and args.recovery:
         parser.error("--recovery: a pool of size 1 has nothing to recover from; use --pool-size 2")
     if args.bluestore_throttle is not None and args.bluestore_throttle < 1:
@@ -622,7 +640,8 @@ def main(argv):
         cluster.ceph("osd", "pool", "set", POOL, "min_size", "1")
         cluster.ceph("osd", "pool", "application", "enable", POOL, "rados")
         cluster.connect_admin()
-        cluster.enable_qbox_module()
+        if not args.table_to_osds:
+            cluster.enable_qbox_module()
         run.connect_clients()
         run.ask(list(CLIENTS), ("prefill",))
         log("objects written")

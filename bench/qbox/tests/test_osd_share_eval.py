@@ -1,4 +1,5 @@
 """The pure parts of osd_shares.py on invented completions and qbox status samples."""
+import json
 import math
 
 import pytest
@@ -16,6 +17,16 @@ def test_targets_are_normalized_over_the_clients_of_the_run():
 def test_a_table_without_utilization_is_refused(table):
     with pytest.raises(ValueError, match="positive utilizations"):
         ev.normalized(table)
+
+
+def test_the_osd_table_is_the_one_the_mgr_module_pushes():
+    from qbox.push import set_command, table_body
+    from qbox.table import Table
+    targets, owners = {"client.b": 0.6, "client.a": 0.3}, {"client.a": 4123, "client.b": 4124}
+    background = {"recovery": 0.15, "best_effort": 0.05}
+    table = Table(clients=targets, background=background)
+    pushed = json.loads(set_command(7, table_body(table, {n: [i] for n, i in owners.items()}))["table"])
+    assert ev.osd_table(7, targets, owners, background) == pushed
 
 
 def test_ramp_goes_from_start_to_end_in_steps():

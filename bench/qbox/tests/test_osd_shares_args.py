@@ -12,6 +12,7 @@ import osd_shares
     (["--op-shards", "0", "--shard-threads", "2"], "--op-shards: got 0"),
     (["--figures", "3.3"], "--figures: '3.3' is not one of"),
     (["--schedulers", "wpq"], "--schedulers: 'wpq' must start with qbox"),
+    (["--table-to-osds", "--recovery"], "--table-to-osds: not with --recovery"),
 ])
 def test_bad_arguments_are_refused_with_the_option_named(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.delenv("CEPH_ARGS", raising=False)  # restored afterwards, whatever main() sets

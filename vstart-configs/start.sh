@@ -109,9 +109,10 @@ done
 resolve_cluster_dir "$dir_arg" create
 params="$CLUSTER_DIR/cluster.params"
 
-# The Ceph build: named, else the one the cluster last ran, else the host's. Another build than
-# the one here starts this script again inside a root of its Debian release, where it is the one.
-[[ -n $ceph_build || ! -e $params ]] || ceph_build=$(sed -n 's/^ceph_build=//p' "$params")
+# The Ceph build: named, else the one the cluster last ran (not for --fresh, which makes a new
+# one), else the host's. Another build than the one here starts this script again inside a root
+# of its Debian release, where it is the one.
+[[ -n $ceph_build || ! -e $params ]] || ((fresh)) || ceph_build=$(sed -n 's/^ceph_build=//p' "$params")
 running_build=$(ceph --version | sed -n 's/^ceph version \([0-9.]*\) .*/\1/p')
 ceph_build=${ceph_build:-$running_build}
 if [[ $ceph_build != "$running_build" ]]; then

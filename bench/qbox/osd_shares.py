@@ -622,7 +622,8 @@ def main(argv):
     device = f"emulated {model} time_scale {args.time_scale:g}" if model else "plain files"
     if osd_args:
         device += ", " + " ".join(osd_args)
-    conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {OSDS} OSDs, BlueStore on {device}, "
+    ceph_version = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()[2]
+    conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: Ceph {ceph_version}, {OSDS} OSDs, BlueStore on {device}, "
                   f"pool size {args.pool_size}; "
                   f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
     log(conditions[0])

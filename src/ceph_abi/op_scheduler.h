@@ -55,7 +55,32 @@ inline constexpr const char* kEncodeJsonStringSymbol = "_Z11encode_jsonPKcS0_PN4
 using EncodeJsonUnsigned = void (*)(const char* name, unsigned long value, Formatter* formatter);
 using EncodeJsonString = void (*)(const char* name, const char* value, Formatter* formatter);
 
+// The scheduler's first seven vtable slots, the same on every checked build: +0x00 enqueue,
+// +0x08 enqueue_front, +0x10 empty, +0x18 dequeue, +0x20 dump, +0x28 print,
+// +0x30 update_configuration. Each build's OpScheduler derives from it and appends its own slots
+// (destructors last), which the Itanium ABI places after these. One instance per shard; the shard
+// calls it under its shard lock, dequeue only when !empty().
+class OpSchedulerCommonSlots {
+ public:
+  virtual void enqueue(OpSchedulerItem&& item) = 0;
+  virtual void enqueue_front(OpSchedulerItem&& item) = 0;
+  virtual bool empty() const = 0;
+  virtual WorkItem dequeue() = 0;
+  virtual void dump(Formatter& formatter) const = 0;
+  virtual void print(std::ostream& out) const = 0;
+  virtual void update_configuration() = 0;
+
+ protected:
+  ~OpSchedulerCommonSlots() = default;
+};
+
+class OpScheduler;
+// What a replacement of make_scheduler needs of its arguments: the daemon's CephContext* and how
+// many shards the OSD has.
+using CreateScheduler = OpScheduler* (*)(void* cct, unsigned num_shards);
+
 }  // namespace erails::ceph_osd
 
-// The scheduler's vtable, the payload's slots and make_scheduler, whose forms differ by build.
+// The rest of the scheduler's vtable, the payload's slots and make_scheduler, whose forms differ
+// by build.
 #include "ceph_abi/this_build/op_scheduler.h"

@@ -72,4 +72,5 @@ unshare --mount --propagation private sh -c '
     chroot "$1" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $2"
 ' sh "$dir" "${packages[*]}" >>"$dir.log" 2>&1 || die "installing packages in the root failed; see $dir.log"
 echo "$wanted" >"$stamp"
+echo "Debian $release root ready in $dir: ${SECONDS} s, $(du -sh "$dir" | cut -f1)" >&2
 echo "$dir"

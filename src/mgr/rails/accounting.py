@@ -5,6 +5,8 @@ Measured on 16.2.15 (this repository's cluster, see doc/rails.rst): `bluestore_w
 counts deferred ops when they are applied to the data device. So while an OSD holds, the growth of
 `bluestore_write_deferred` since the hold began bounds the ops held from above (one op can carry
 several writes), and a growth of `deferred_write_ops` after a release shows the OSD applied.
+18.2.7 renamed them `issued_deferred_writes` (`_write_bytes`) and `submitted_deferred_writes`, with
+the same meaning (measured: doc/dev/ceph-abi.md, "Ceph 18.2.7").
 
 Transactions give an exact backlog. Each transaction passes BlueStore's state counters (the
 `avgcount` of each `state_*_lat`) in order; one with deferred writes goes from `kv_done` through
@@ -18,9 +20,21 @@ and 0 right after the release's kick.
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-QUEUED_COUNTER = "bluestore_write_deferred"
-QUEUED_BYTES_COUNTER = "bluestore_write_deferred_bytes"
-APPLIED_COUNTER = "deferred_write_ops"
+
+@dataclass(frozen=True)
+class DeferredWriteNames:
+    """The names one Ceph build gives BlueStore's deferred-write counters."""
+    queued: str
+    queued_bytes: str
+    applied: str
+
+
+# Each checked build's names, told apart by which are in a dump.
+DEFERRED_WRITE_NAMES = (
+    DeferredWriteNames("bluestore_write_deferred", "bluestore_write_deferred_bytes", "deferred_write_ops"),
+    DeferredWriteNames("issued_deferred_writes", "issued_deferred_write_bytes", "submitted_deferred_writes"),
+)
+
 KV_DONE_STATE = "state_kv_done_lat"
 FINISHING_STATE = "state_finishing_lat"
 SUBMITTED_STATE = "state_deferred_queued_lat"
@@ -35,9 +49,9 @@ IN_TRANSIT_TXCS = 8
 
 @dataclass(frozen=True)
 class Counters:
-    queued: int          # bluestore_write_deferred: writes put on the deferred path
-    applied: int         # deferred_write_ops: deferred ops written to the data device
-    queued_bytes: int    # bluestore_write_deferred_bytes
+    queued: int          # writes put on the deferred path
+    applied: int         # deferred ops written to the data device
+    queued_bytes: int    # bytes put on the deferred path
     deferred_txcs: int   # transactions that entered the deferred queue
     submitted_txcs: int  # of those, whose deferred writes BlueStore has submitted
     on_device_txcs: int  # of those, whose deferred writes are on the data device
@@ -54,15 +68,24 @@ def _count(logger: dict, name: str) -> int:
     return int(value["avgcount"]) if isinstance(value, dict) else int(value)
 
 
+def deferred_write_names(bluestore: dict) -> Optional[DeferredWriteNames]:
+    """The names of the build whose `bluestore` perf logger this is; None if no build's are all there."""
+    return next((names for names in DEFERRED_WRITE_NAMES
+                 if all(name in bluestore for name in (names.queued, names.queued_bytes, names.applied))), None)
+
+
 def counters_from_perf_dump(dump: dict) -> Optional[Counters]:
     """The counters from a `perf dump` (whole or `bluestore` logger only); None if one is absent
     or malformed."""
     bluestore = dump.get("bluestore", {})
+    names = deferred_write_names(bluestore)
+    if names is None:
+        return None
     try:
         kv_done, finishing, cleanup = (_count(bluestore, name)
                                        for name in (KV_DONE_STATE, FINISHING_STATE, CLEANUP_STATE))
-        return Counters(queued=_count(bluestore, QUEUED_COUNTER), applied=_count(bluestore, APPLIED_COUNTER),
-                        queued_bytes=_count(bluestore, QUEUED_BYTES_COUNTER),
+        return Counters(queued=_count(bluestore, names.queued), applied=_count(bluestore, names.applied),
+                        queued_bytes=_count(bluestore, names.queued_bytes),
                         deferred_txcs=kv_done - finishing + cleanup,
                         submitted_txcs=_count(bluestore, SUBMITTED_STATE),
                         on_device_txcs=_count(bluestore, ON_DEVICE_STATE))

@@ -36,6 +36,31 @@ def test_counters_come_from_bluestore_perf_dump():
     assert counters_from_perf_dump({}) is None
 
 
+# Read from osd.1 of a local cluster of Ceph 18.2.7 while it held 1,000 transactions, and after its
+# release (doc/dev/ceph-abi.md, "Ceph 18.2.7"): the counters' names changed, not their meaning.
+REEF_HELD_DUMP = {"bluestore": {
+    "issued_deferred_writes": 5984, "issued_deferred_write_bytes": 24510464, "submitted_deferred_writes": 4377,
+    "submitted_deferred_write_bytes": 20365312, "write_big_deferred": 0,
+    "state_kv_done_lat": state(6089), "state_finishing_lat": state(5089), "state_deferred_queued_lat": state(4919),
+    "state_deferred_aio_wait_lat": state(4919), "state_deferred_cleanup_lat": state(4919)}}
+REEF_RELEASED_DUMP = {"bluestore": dict(
+    REEF_HELD_DUMP["bluestore"], issued_deferred_writes=5985, issued_deferred_write_bytes=24514560,
+    submitted_deferred_writes=5288, state_kv_done_lat=state(6091), state_finishing_lat=state(5090),
+    state_deferred_queued_lat=state(5920), state_deferred_aio_wait_lat=state(5920))}
+
+
+def test_reef_counters_have_new_names_and_the_same_meaning():
+    held = counters_from_perf_dump(REEF_HELD_DUMP)
+    assert held == Counters(queued=5984, applied=4377, queued_bytes=24510464, deferred_txcs=5919,
+                            submitted_txcs=4919, on_device_txcs=4919)
+    assert held.unapplied_txcs() == 1000
+    released = counters_from_perf_dump(REEF_RELEASED_DUMP)
+    assert kick_applied(held, released) and released.unapplied_txcs() == 0
+    for missing in ("issued_deferred_writes", "issued_deferred_write_bytes", "submitted_deferred_writes"):
+        partial = {name: value for name, value in REEF_HELD_DUMP["bluestore"].items() if name != missing}
+        assert counters_from_perf_dump({"bluestore": partial}) is None, missing
+
+
 def test_a_kick_applied_when_everything_deferred_before_it_was_submitted():
     before = counters(0, 0, deferred=1671, submitted=23, on_device=23)
     assert kick_applied(before, counters(0, 0, deferred=1673, submitted=1672, on_device=1672))

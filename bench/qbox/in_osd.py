@@ -42,6 +42,7 @@ from pathlib import Path
 import rados
 
 import osd_share_eval as ev
+from mclock_settings import mclock_settings
 
 REPO = Path(__file__).resolve().parents[2]
 VSTART = REPO / "vstart-configs"
@@ -101,21 +102,6 @@ class Cluster:
             total += int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15
         return total / os.sysconf("SC_CLK_TCK")
 
-    def mclock_settings(self):
-        """What mclock_scheduler's costs rest on, per OSD: its profile and the capacity it measured
-        at start or was given (Ceph 17 and later; 16.2's OSDs have no such options)."""
-        settings = []
-        for osd in range(self.args.osds):
-            values = []
-            for name in ("osd_mclock_profile", "osd_mclock_max_capacity_iops_hdd",
-                         "osd_mclock_max_capacity_iops_ssd"):
-                answer = subprocess.run(["ceph", "tell", f"osd.{osd}", "config", "get", name],
-                                        env=self.env, capture_output=True, text=True, timeout=60)
-                value = json.loads(answer.stdout).get(name) if answer.returncode == 0 else None
-                values.append(f"{name}={value if value is not None else '(none)'}")
-            settings.append(f"osd.{osd} " + " ".join(values))
-        return "mclock_scheduler settings: " + "; ".join(settings)
-
     def qbox_status(self, osd):
         return json.loads(self.ceph("tell", f"osd.{osd}", "qbox", "status"))
 
@@ -136,7 +122,7 @@ def overhead(cluster, args):
                 cluster.restart_osds(scheduler)
                 current = scheduler
                 if scheduler == "mclock_scheduler":
-                    print(cluster.mclock_settings(), flush=True)
+                    print(mclock_settings(cluster.env, args.osds), flush=True)
             run = f"r{round_}{scheduler}"
             row = {}
             for mode, bench_args in (("write", ("write", "-b", "4096", "-t", "16", "--no-cleanup")),

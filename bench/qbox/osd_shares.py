@@ -40,6 +40,7 @@ import rados
 
 import osd_share_eval as ev
 import osd_shares_report as report
+from mclock_settings import mclock_settings
 
 REPO = Path(__file__).resolve().parents[2]
 VSTART = REPO / "vstart-configs"
@@ -657,6 +658,8 @@ def main(argv):
                 run.load(list(CLIENTS), WARM_SECONDS)
             conditions.append(f"{time.strftime('%H:%M:%S UTC', time.gmtime())} {scheduler}: load average "
                               f"{os.getloadavg()[0]:.1f}")
+            if scheduler == "mclock_scheduler":
+                conditions.append(mclock_settings(cluster.env, OSDS))
             for fig in figures:
                 results[(fig, scheduler)] = run.figure(fig, scheduler, alone)
             if args.recovery and scheduler in ("qbox", "wpq"):

@@ -345,8 +345,12 @@ bluestore_cache_size = 128M
 bluestore_rocksdb_options = compression=kNoCompression,max_write_buffer_number=2,min_write_buffer_number_to_merge=1,recycle_log_file_num=4,write_buffer_size=33554432,writable_file_max_buffer_size=0,compaction_readahead_size=2097152,max_background_compactions=1,max_total_wal_size=268435456
 osd_check_max_object_name_len_on_startup = false
 # Each op shard opens and closes the block device at start-up (~0.3 s each here) and owns a
-# thread; two shards suit a 2-core machine and halve OSD start time.
+# thread; two shards suit a 2-core machine and halve OSD start time. One thread each, as Ceph
+# 16.2.15 gives files (they report rotational), on every build: 18.2.7's rotational default is 5
+# per shard, which changes how ops share the device, so the same bench would measure another
+# layout on Reef (bench/qbox/README.md, "Reef's threads per shard").
 osd_op_num_shards = 2
+osd_op_num_threads_per_shard = 1
 # Every BlueStore device reserves this many kernel AIO slots, out of fs.aio-max-nr (65536) for
 # the whole machine; at the default 1024, two or three clusters here exhaust it and mkfs fails
 # with EAGAIN. 256 is still deeper than a sparse file gains from.

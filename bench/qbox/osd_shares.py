@@ -568,7 +568,7 @@ def main(argv):
     parser.add_argument("--op-shards", type=int, metavar="N",
                         help="osd_op_num_shards of every OSD (start.sh: 2); with --shard-threads")
     parser.add_argument("--shard-threads", type=int, metavar="T",
-                        help="osd_op_num_threads_per_shard of every OSD (start.sh: Ceph's 1 on files)")
+                        help="osd_op_num_threads_per_shard of every OSD (start.sh: 1)")
     parser.add_argument("--bluestore-throttle", type=int, metavar="BYTES",
                         help="bluestore_throttle_bytes and _deferred_bytes of every OSD, under every "
                              "scheduler and alone: writes then wait in the shards' queues, not in BlueStore")

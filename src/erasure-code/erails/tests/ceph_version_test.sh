@@ -55,4 +55,6 @@ refused_with 's/^checked_parts = .*/checked_parts = plugin rails/' "checked_part
 refused_with 's/^checked_parts = .*/checked_parts = rails_lease/' "checked_parts must name plugin"
 refused_with '/^make_scheduler_first_bytes/d' "names qbox_scheduler checked but has no 'make_scheduler_first_bytes'"
 refused_with 's/^crush_map_offset = /crush_map_offset /' "'crush_map_offset 0x180' is not 'key = value'"
-echo "ok: $checked accepted with their descriptions; 17.2.7, unchecked 16.2.9, garbage and six broken descriptions refused with a reason"
+refused_with '/^mgr_runs_python_modules/d' "has no 'mgr_runs_python_modules'"
+refused_with 's/^mgr_runs_python_modules = .*/mgr_runs_python_modules = yes/' "mgr_runs_python_modules is 'yes'; accepted: true or false"
+echo "ok: $checked accepted with their descriptions; 17.2.7, unchecked 16.2.9, garbage and eight broken descriptions refused with a reason"

@@ -14,13 +14,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 usage() { echo "usage: $(basename "$0") [--dir DIR] RELEASE   (RELEASE: trixie)"; }
 # What a local cluster needs inside the root: the daemons, the CLI and librados for the tests and
-# tools, and what start.sh and stop.sh call (ss, pgrep/ps, fuser); and what building and testing
-# erails against that release's Ceph needs (scripts/install-deps.sh's list, less the fuzzing
-# compiler and the packaging tools).
+# tools, and what start.sh and stop.sh call (ss, pgrep/ps, fuser); and what building, testing
+# and packaging erails against that release's Ceph needs (scripts/install-deps.sh's list, less the
+# fuzzing compiler).
 packages=(ceph-osd ceph-mon ceph-mgr ceph-common librados-dev libradospp-dev python3-rados
           iproute2 procps psmisc git
-          g++ make cmake googletest libgtest-dev libjerasure-dev libgf-complete-dev libisal-dev
-          libboost-dev libaio-dev python3-pytest python3-yaml python3-matplotlib)
+          build-essential cmake googletest libgtest-dev libjerasure-dev libgf-complete-dev libisal-dev
+          libboost-dev libaio-dev python3-pytest python3-yaml python3-matplotlib
+          debhelper dh-python)
 
 dir=""
 release=""

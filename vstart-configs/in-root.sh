@@ -35,6 +35,7 @@ exec unshare --mount --propagation private /bin/bash -c '
     mount -t sysfs sysfs "$root/sys"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs tmpfs "$root/run"
+    mkdir -p "$root/run/lock"
     for ((i = 0; i < nbinds; i++)); do
         mkdir -p "$root$1"
         mount --bind "$1" "$root$1"

@@ -3,9 +3,11 @@
 # the source tree, installed with apt, a 4-OSD cluster started from the installed files only (no
 # --plugin-dir, no mgr_module_path), the rails module enabled, colors made with the installed
 # rails-colors, a Rails pool created and an object written and read back; then the cluster is
-# stopped and the package removed, leaving none of its files behind.
+# stopped and the package removed, leaving none of its files behind. Where the Ceph build's
+# ceph-mgr runs no Python modules (MGR_RUNS_MODULES false: Debian 13's), the package has none,
+# and the Rails pool is checked through its placement and the OSDs' lease instead.
 #
-#   install_remove.sh SOURCE_DIR WORK_DIR VERSION [PORT_BASE]
+#   install_remove.sh SOURCE_DIR WORK_DIR VERSION MGR_RUNS_MODULES [PORT_BASE]
 #
 # Needs root, for apt. Exits 77 (skipped) without root, or when an erails package is already
 # installed: that one belongs to the machine's owner and is not touched, unless it is the very
@@ -17,7 +19,10 @@ set -euo pipefail
 src=$(cd "$1" && pwd)
 work=$2
 version=$3
-port_base=${4:-auto}
+mgr_runs_modules=$4
+port_base=${5:-auto}
+[[ $mgr_runs_modules == true || $mgr_runs_modules == false ]] \
+    || { echo "MGR_RUNS_MODULES is '$mgr_runs_modules'; accepted: true or false" >&2; exit 2; }
 jobs=${ERAILS_JOBS:-2}
 osds=4
 
@@ -106,7 +111,10 @@ mapfile -t files < <(dpkg -L erails | while read -r f; do [[ -f $f ]] && echo "$
 
 ec_dir=$(ceph-conf -c /dev/null --show-config-value erasure_code_dir)
 mgr_dir=$(ceph-conf -c /dev/null --show-config-value mgr_module_path)
-for f in "$ec_dir/libec_erails.so" "$mgr_dir/rails/module.py" "$mgr_dir/rails/__init__.py" \
+modules=()
+[[ $mgr_runs_modules == true ]] && modules=("$mgr_dir/rails/module.py" "$mgr_dir/rails/__init__.py")
+[[ $mgr_runs_modules == false && -e $mgr_dir/rails ]] && fail "mgr modules installed for a ceph-mgr that runs none"
+for f in "$ec_dir/libec_erails.so" "$ec_dir/libec_qbox.so" "${modules[@]}" \
          /usr/share/doc/erails/README.md.gz /usr/share/doc/erails/copyright \
          "/usr/lib/$(gcc -dumpmachine)/erails/liberails_device_emulator.so" \
          /usr/share/erails/device-models/intel510_drive_b.conf; do
@@ -134,24 +142,36 @@ export CEPH_CONF=$cluster/ceph.conf
 [[ $(ceph config get mgr mgr_module_path) == "$mgr_dir" ]] \
     || fail "the mgr does not use Ceph's own module path"
 
-wait_until "the mgr to offer the rails module" 60 \
-    sh -c 'ceph mgr module ls -f json | grep -q "\"rails\""'
-ceph mgr module enable rails
-wait_until "ceph rails status" 90 ceph rails status
+if [[ $mgr_runs_modules == true ]]; then
+    wait_until "the mgr to offer the rails module" 60 \
+        sh -c 'ceph mgr module ls -f json | grep -q "\"rails\""'
+    ceph mgr module enable rails
+    wait_until "ceph rails status" 90 ceph rails status
+fi
 
 rails-colors --colors "$osds" --apply >"$work/colors.log" 2>&1 \
     || { cat "$work/colors.log"; fail "rails-colors --apply failed"; }
 ceph osd erasure-code-profile set railsprofile plugin=erails k=2 m=2 \
     crush-colors=color0,color1,color2,color3
 ceph osd pool create railspool 8 8 erasure railsprofile >/dev/null
-wait_until "railspool in ceph rails status" 60 \
-    sh -c 'ceph rails status -f json | grep -q "\"railspool\""'
+if [[ $mgr_runs_modules == true ]]; then
+    wait_until "railspool in ceph rails status" 60 \
+        sh -c 'ceph rails status -f json | grep -q "\"railspool\""'
+else
+    # No module schedules the pool: its shards are on their colors, and each OSD offers the lease.
+    rule=$(ceph osd pool get railspool crush_rule -f json | sed -n 's/.*"crush_rule": *"\([^"]*\)".*/\1/p')
+    ceph osd crush rule dump "$rule" | grep -q '"item_name": "color3"' \
+        || fail "railspool's rule $rule does not take color3: $(ceph osd crush rule dump "$rule")"
+    for ((osd = 0; osd < osds; osd++)); do
+        ceph tell "osd.$osd" rails lease >/dev/null || fail "osd.$osd offers no rails lease"
+    done
+fi
 
 head -c 1048576 /dev/urandom >"$work/object"
 timeout 120 rados -p railspool put object "$work/object" || fail "rados put failed"
 timeout 60 rados -p railspool get object "$work/object.read" || fail "rados get failed"
 cmp -s "$work/object" "$work/object.read" || fail "the object read back is not the one written"
-say "cluster from the installed files: rails module enabled, railspool written and read"
+say "cluster from the installed files: railspool written and read (mgr modules: $mgr_runs_modules)"
 
 "$src/vstart-configs/stop.sh" --dir "$cluster" >/dev/null
 rm -rf "$cluster"

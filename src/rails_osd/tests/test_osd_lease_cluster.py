@@ -130,12 +130,12 @@ def test_a_bad_grant_is_refused_naming_the_key(cluster):
 
 def test_a_held_osd_applies_nothing_until_its_lease_runs_out(cluster):
     env, _, client = cluster
-    seconds = 8.0
+    seconds = 12.0
     hold(env, HELD)
     at_hold = counters(env, HELD)
     granted = time.monotonic()
     assert grant(env, HELD, seconds)["state"] == "active"
-    written = write_acked(client, 300, "held")
+    written = write_acked(client, 200, "held")
     assert time.monotonic() - granted < seconds, "the writes took the whole lease: nothing was held"
     held = counters(env, HELD)
     assert held.applied == at_hold.applied, "BlueStore applied deferred writes during the hold"
@@ -158,13 +158,15 @@ def test_renewals_keep_the_hold_and_their_end_releases_it(cluster):
     try:
         renewed_until = time.monotonic() + 3 * seconds
         while time.monotonic() < renewed_until:
+            # Taken before the grant is sent: the OSD starts the lease when it arrives, no earlier,
+            # and ceph-osd's steady clock is this monotonic clock.
+            last_grant = time.monotonic()
             assert grant(env, HELD, seconds)["state"] == "active"
             time.sleep(seconds / 4)
             assert batch_ops(env, HELD) == BATCH_OPS_MAX, "released although renewed in time"
-        last_grant = time.monotonic()
         wait_for("osd.0 released once its renewals stopped", lambda: batch_ops(env, HELD) == RELEASED_BATCH_OPS,
                  seconds + RELEASE_MARGIN_SECONDS, interval=0.5)
-        assert time.monotonic() - last_grant >= seconds - 1.0, "released before its lease ran out"
+        assert time.monotonic() - last_grant >= seconds, "released before its lease ran out"
     finally:
         workload.stop()
     assert lease(env, HELD)["self_releases"] == before + 1

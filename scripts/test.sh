@@ -27,9 +27,10 @@ cmake --build "$fuzz_build" -j "$jobs" --target "${fuzzers[@]}"
 (cd "$fuzz_build" && ctest --output-on-failure -L fuzz)
 
 cd "$build"
-# The rails fault suite takes about 20 minutes: `ctest -L faults` runs it (doc/rails.rst).
+# The rails fault suite takes about 20 minutes: `ctest -L faults` runs it (doc/rails.rst). The
+# upgrade tests need the other builds' trees, made below.
 status=0
-ctest --output-on-failure -j "$jobs" -LE faults --output-junit "$build/ctest-results.xml" || status=$?
+ctest --output-on-failure -j "$jobs" -LE '^(faults|upgrade)$' --output-junit "$build/ctest-results.xml" || status=$?
 # A skipped test did not run: say which and why; in CI, where everything is installed, it fails.
 skip_args=()
 [[ ${CI:-} == true ]] && skip_args=(--fail)
@@ -52,4 +53,8 @@ for description in "$repo"/src/ceph_abi/builds/*/build.conf; do
      --output-junit "$other_build/ctest-results.xml") || status=$?
   /usr/bin/python3 "$repo/scripts/skipped_tests.py" "$other_build/ctest-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
 done
+
+# From this build to each newer one, whose tree is now built.
+(cd "$build" && ctest --output-on-failure -L '^upgrade$' --output-junit "$build/upgrade-results.xml") || status=$?
+/usr/bin/python3 "$repo/scripts/skipped_tests.py" "$build/upgrade-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
 exit "$status"

@@ -32,8 +32,8 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 PORT_BASE = os.environ.get("RAILS_OSD_LEASE_PORT_BASE", "auto")
 POOL = "leased"
 HELD = 0
-# Long enough that the module's own check would never let a hold run into it (the tests grant
-# short leases and want BlueStore's timer out of the way).
+# BlueStore applies a hold by itself after this long (settings.hold_args); far beyond the tests'
+# leases, so that only a lease ends a hold here.
 DEFER_INTERVAL_SECONDS = 600
 # A write is deferred (so holdable) below prefer_deferred_size; 4 KiB is the module's case.
 WRITE_BYTES = 4096

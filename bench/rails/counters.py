@@ -6,8 +6,9 @@ phase changes.
   device behind it (the kernel's count of what reached that device, apart from WAL and DB);
 * shard reads the OSD served: BlueStore's `read_lat` average count (one per object read BlueStore
   answers, cached or not), from `perf dump bluestore` over librados;
-* bytes put on BlueStore's deferred path (`bluestore_write_deferred_bytes`, same dump), whose
-  growth over a hold is what the OSD holds.
+* bytes put on BlueStore's deferred path (`bluestore_write_deferred_bytes`, same dump; 18.2.7's
+  `issued_deferred_write_bytes`, rails.accounting knows both), whose growth over a hold is what
+  the OSD holds.
 """
 import json
 import os
@@ -17,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Tuple
 
 from phase_accounting import Reading, sample_times
+from rails.accounting import deferred_write_names
 
 SECTOR_BYTES = 512  # /sys/block/*/stat counts 512-byte sectors whatever the device's block size
 COUNTERS = ("device_write_bytes", "device_read_bytes", "shard_reads")
@@ -54,12 +56,16 @@ def shard_reads(cluster, osd: int) -> Tuple[int, float]:
 
 
 def record_deferred_bytes(cluster, osds: List[int], tick: float, stop: threading.Event) -> Dict[int, List[Reading]]:
-    """Every OSD's bluestore_write_deferred_bytes every `tick` seconds until `stop` is set, each
-    reading filed under the middle of its round trip."""
+    """Every OSD's deferred bytes every `tick` seconds until `stop` is set, each reading filed
+    under the middle of its round trip."""
     readings: Dict[int, List[Reading]] = {osd: [] for osd in osds}
 
     def read(osd):
-        return _bluestore_perf(cluster, osd)["bluestore_write_deferred_bytes"], time.time()
+        perf = _bluestore_perf(cluster, osd)
+        names = deferred_write_names(perf)
+        if names is None:
+            raise RuntimeError(f"osd.{osd}: no deferred-write counters rails.accounting knows")
+        return perf[names.queued_bytes], time.time()
     with ThreadPoolExecutor(max_workers=len(osds)) as pool:
         while not stop.is_set():
             began = time.time()

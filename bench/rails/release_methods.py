@@ -20,6 +20,7 @@ import time
 import rados
 
 from latency_client import run_writes
+from rails.accounting import counters_from_perf_dump
 from rails.settings import Settings, hold_args, release_args
 
 HOLD_SECONDS = 12.0
@@ -36,8 +37,10 @@ def ceph(*words: str) -> str:
 
 def deferred(osd: int):
     """(deferred writes applied, deferred writes queued) of osd, BlueStore's counters."""
-    dump = json.loads(ceph("tell", f"osd.{osd}", "perf", "dump", "bluestore"))["bluestore"]
-    return dump["deferred_write_ops"], dump["bluestore_write_deferred"]
+    counters = counters_from_perf_dump(json.loads(ceph("tell", f"osd.{osd}", "perf", "dump", "bluestore")))
+    if counters is None:
+        raise RuntimeError(f"osd.{osd}: no deferred-write counters rails.accounting knows")
+    return counters.applied, counters.queued
 
 
 def release(osd: int, method: str, interval: float) -> None:

@@ -20,6 +20,7 @@ import pytest
 
 from eventually import wait_for
 from local_mgr import ceph, enable_from_source, local_cluster
+from rails.accounting import counters_from_perf_dump
 from rails.schedule import Schedule, ScheduleParams
 from rails.settings import RELEASED_BATCH_OPS
 
@@ -53,8 +54,9 @@ def batch_ops_of_all(env):
 
 
 def applied_ops(env, osd):
-    dump = json.loads(ceph(env, "tell", f"osd.{osd}", "perf", "dump", "bluestore"))
-    return dump["bluestore"]["deferred_write_ops"]
+    counters = counters_from_perf_dump(json.loads(ceph(env, "tell", f"osd.{osd}", "perf", "dump", "bluestore")))
+    assert counters is not None, f"osd.{osd}: no deferred-write counters rails.accounting knows"
+    return counters.applied
 
 
 @pytest.fixture(scope="module")

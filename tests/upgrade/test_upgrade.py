@@ -13,7 +13,7 @@ tree's erasure-code directory, made by scripts/test.sh) --from-plugin-dir DIR. N
 newer build's root; skipped (exit 77) otherwise. Ports from start.sh's --port-base auto;
 /tmp/erails-upgrade-*, removed unless the test failed.
 """
-import hashlib
+import contextlib
 import json
 import os
 import shutil
@@ -23,6 +23,7 @@ import tempfile
 import pytest
 import rados
 
+from ack_workload import verify_acked, write_acked
 from eventually import wait_for
 
 pytestmark = pytest.mark.cluster
@@ -68,30 +69,24 @@ class Cluster:
 
 
 def write(cluster, pool, prefix):
-    """OBJECTS objects of varied sizes, each acknowledged; name -> sha256."""
-    client = rados.Rados(conffile=cluster.env["CEPH_CONF"])
-    client.connect(timeout=60)
-    written = {}
-    with client.open_ioctx(pool) as ioctx:
-        for n in range(OBJECTS):
-            data = os.urandom(1 + n * 37_001)
-            ioctx.write_full(f"{prefix}-{n}", data)
-            written[f"{prefix}-{n}"] = hashlib.sha256(data).hexdigest()
-    client.shutdown()
-    return written
+    """OBJECTS objects of varied sizes, each acknowledged: ack_workload's record."""
+    with connected(cluster) as client:
+        return write_acked(client, pool, [1 + n * 37_001 for n in range(OBJECTS)], prefix)
 
 
 def differing(cluster, pool, written):
+    with connected(cluster) as client:
+        return verify_acked(client, pool, written)
+
+
+@contextlib.contextmanager
+def connected(cluster):
     client = rados.Rados(conffile=cluster.env["CEPH_CONF"])
     client.connect(timeout=60)
-    wrong = []
-    with client.open_ioctx(pool) as ioctx:
-        for name, digest in written.items():
-            size, _ = ioctx.stat(name)
-            if hashlib.sha256(ioctx.read(name, size)).hexdigest() != digest:
-                wrong.append(name)
-    client.shutdown()
-    return wrong
+    try:
+        yield client
+    finally:
+        client.shutdown()
 
 
 @pytest.fixture(scope="module")

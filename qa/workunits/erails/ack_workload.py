@@ -81,6 +81,18 @@ class AckWorkload:
                     self.latencies.append((acked_at, acked_at - began))
 
 
+def write_acked(cluster, pool, sizes, prefix):
+    """Writes one object of random bytes per size in `sizes`, one after the other, each recorded
+    once acknowledged (a failure raises): the record verify_acked takes."""
+    acked = {}
+    with cluster.open_ioctx(pool) as ioctx:
+        for n, size in enumerate(sizes):
+            name, data = f"{prefix}-{n}", os.urandom(size)
+            ioctx.write_full(name, data)
+            acked[name] = (size, hashlib.sha256(data).hexdigest(), time.monotonic())
+    return acked
+
+
 def verify_acked(cluster, pool, acked):
     """Reads every acknowledged object back; returns descriptions of the ones that differ."""
     wrong = []

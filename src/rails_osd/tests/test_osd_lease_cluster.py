@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 import pytest
 import rados
 
-from ack_workload import AckWorkload, verify_acked
+from ack_workload import AckWorkload, verify_acked, write_acked
 from eventually import wait_for
 from rails.accounting import IN_TRANSIT_TXCS, counters_from_perf_dump, kick_applied
 from rails.lease import grant_command
@@ -74,22 +74,6 @@ def hold(env, osd):
     assert batch_ops(env, osd) == BATCH_OPS_MAX
 
 
-def write_acked(client, count, prefix):
-    """`count` objects of WRITE_BYTES, each written once and acknowledged; name -> its bytes."""
-    written = {}
-    with client.open_ioctx(POOL) as ioctx:
-        for n in range(count):
-            name = f"{prefix}-{n}"
-            written[name] = os.urandom(WRITE_BYTES)
-            ioctx.write_full(name, written[name])
-    return written
-
-
-def differing(client, written):
-    with client.open_ioctx(POOL) as ioctx:
-        return [name for name, data in written.items() if ioctx.read(name, len(data) + 1) != data]
-
-
 @pytest.fixture(scope="module")
 def cluster():
     plugin_dir = os.environ.get("ERAILS_PLUGIN_DIR")
@@ -135,7 +119,7 @@ def test_a_held_osd_applies_nothing_until_its_lease_runs_out(cluster):
     at_hold = counters(env, HELD)
     granted = time.monotonic()
     assert grant(env, HELD, seconds)["state"] == "active"
-    written = write_acked(client, 200, "held")
+    written = write_acked(client, POOL, [WRITE_BYTES] * 200, "held")
     assert time.monotonic() - granted < seconds, "the writes took the whole lease: nothing was held"
     held = counters(env, HELD)
     assert held.applied == at_hold.applied, "BlueStore applied deferred writes during the hold"
@@ -146,7 +130,7 @@ def test_a_held_osd_applies_nothing_until_its_lease_runs_out(cluster):
              seconds + RELEASE_MARGIN_SECONDS - (time.monotonic() - granted), interval=0.5)
     assert lease(env, HELD)["self_releases"] >= 1
     wait_for("osd.0's held writes on its data device", lambda: kick_applied(held, counters(env, HELD)), 30)
-    assert not differing(client, written)
+    assert not verify_acked(client, POOL, written)
 
 
 def test_renewals_keep_the_hold_and_their_end_releases_it(cluster):
@@ -177,7 +161,7 @@ def test_an_osd_killed_while_held_replays_every_acknowledged_write(cluster):
     env, directory, client = cluster
     hold(env, HELD)
     grant(env, HELD, 120)
-    written = write_acked(client, 500, "killed")
+    written = write_acked(client, POOL, [WRITE_BYTES] * 500, "killed")
     assert counters(env, HELD).unapplied_txcs() + IN_TRANSIT_TXCS >= len(written)
     with open(os.path.join(directory, "run", f"osd.{HELD}.pid")) as f:
         pid = int(f.read())
@@ -190,7 +174,7 @@ def test_an_osd_killed_while_held_replays_every_acknowledged_write(cluster):
     # The hold and the lease lived in the killed process only.
     assert batch_ops(env, HELD) != BATCH_OPS_MAX
     assert lease(env, HELD)["grants"] == 0
-    assert not differing(client, written)
+    assert not verify_acked(client, POOL, written)
 
     scrub_asked = datetime.now(timezone.utc)
     subprocess.run(["ceph", "osd", "pool", "deep-scrub", POOL], env=env, check=True, capture_output=True, timeout=60)

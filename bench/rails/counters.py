@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Tuple
 
 from phase_accounting import Reading, sample_times
-from rails.accounting import deferred_write_names
+from rails.accounting import required_counters
 
 SECTOR_BYTES = 512  # /sys/block/*/stat counts 512-byte sectors whatever the device's block size
 COUNTERS = ("device_write_bytes", "device_read_bytes", "shard_reads")
@@ -61,11 +61,7 @@ def record_deferred_bytes(cluster, osds: List[int], tick: float, stop: threading
     readings: Dict[int, List[Reading]] = {osd: [] for osd in osds}
 
     def read(osd):
-        perf = _bluestore_perf(cluster, osd)
-        names = deferred_write_names(perf)
-        if names is None:
-            raise RuntimeError(f"osd.{osd}: no deferred-write counters rails.accounting knows")
-        return perf[names.queued_bytes], time.time()
+        return required_counters({"bluestore": _bluestore_perf(cluster, osd)}, osd).queued_bytes, time.time()
     with ThreadPoolExecutor(max_workers=len(osds)) as pool:
         while not stop.is_set():
             began = time.time()

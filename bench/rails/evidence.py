@@ -47,7 +47,7 @@ from latency_client import percentile, run_writes
 from latency_step import SHAPES, LatencyStep
 from phase_accounting import PHASES, add, attribute, peak_held, phase_of, share
 # From src/mgr, which run.sh puts on PYTHONPATH.
-from rails.accounting import counters_from_perf_dump
+from rails.accounting import required_counters
 from rails.schedule import Schedule, ScheduleParams
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -376,9 +376,7 @@ class Run:
     # --- crash while holding -------------------------------------------------------------------
 
     def deferred_counters(self, osd: int) -> Dict[str, int]:
-        counters = counters_from_perf_dump(json.loads(self.ceph("tell", f"osd.{osd}", "perf", "dump", "bluestore")))
-        if counters is None:
-            raise RuntimeError(f"osd.{osd}: no deferred-write counters rails.accounting knows")
+        counters = required_counters(json.loads(self.ceph("tell", f"osd.{osd}", "perf", "dump", "bluestore")), osd)
         return {"queued": counters.queued, "applied": counters.applied}
 
     def crash(self) -> None:

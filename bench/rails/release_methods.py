@@ -20,7 +20,7 @@ import time
 import rados
 
 from latency_client import run_writes
-from rails.accounting import counters_from_perf_dump
+from rails.accounting import required_counters
 from rails.settings import Settings, hold_args, release_args
 
 HOLD_SECONDS = 12.0
@@ -37,9 +37,7 @@ def ceph(*words: str) -> str:
 
 def deferred(osd: int):
     """(deferred writes applied, deferred writes queued) of osd, BlueStore's counters."""
-    counters = counters_from_perf_dump(json.loads(ceph("tell", f"osd.{osd}", "perf", "dump", "bluestore")))
-    if counters is None:
-        raise RuntimeError(f"osd.{osd}: no deferred-write counters rails.accounting knows")
+    counters = required_counters(json.loads(ceph("tell", f"osd.{osd}", "perf", "dump", "bluestore")), osd)
     return counters.applied, counters.queued
 
 

@@ -93,6 +93,14 @@ def counters_from_perf_dump(dump: dict) -> Optional[Counters]:
         return None
 
 
+def required_counters(dump: dict, osd: int) -> Counters:
+    """counters_from_perf_dump for tools that cannot go on without them: raises naming the OSD."""
+    counters = counters_from_perf_dump(dump)
+    if counters is None:
+        raise ValueError(f"osd.{osd}: no deferred-write counters of a checked Ceph build in its perf dump")
+    return counters
+
+
 def kick_applied(before_release: Counters, after_kick: Counters) -> bool:
     """Whether BlueStore submitted every deferred transaction it had before the release."""
     return after_kick.submitted_txcs + IN_TRANSIT_TXCS >= before_release.deferred_txcs

@@ -34,7 +34,8 @@ ctest --output-on-failure -j "$jobs" -LE '^(faults|upgrade)$' --output-junit "$b
 # A skipped test did not run: say which and why; in CI, where everything is installed, it fails.
 skip_args=()
 [[ ${CI:-} == true ]] && skip_args=(--fail)
-/usr/bin/python3 "$repo/scripts/skipped_tests.py" "$build/ctest-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
+report_skips() { /usr/bin/python3 "$repo/scripts/skipped_tests.py" "$1" "${skip_args[@]}" || { ((status)) || status=1; }; }
+report_skips "$build/ctest-results.xml"
 
 # The unit tests do not depend on the Ceph build; what loads into or talks to its daemons does.
 host_build=$(ceph --version | sed -n 's/^ceph version \([0-9.]*\) .*/\1/p')
@@ -51,10 +52,10 @@ for description in "$repo"/src/ceph_abi/builds/*/build.conf; do
   "${in_root[@]}" cmake --build "$other_build" -j "$jobs"
   (cd "$other_build" && "${in_root[@]}" ctest --output-on-failure -j "$jobs" -L '^(ec|each_build)$' \
      --output-junit "$other_build/ctest-results.xml") || status=$?
-  /usr/bin/python3 "$repo/scripts/skipped_tests.py" "$other_build/ctest-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
+  report_skips "$other_build/ctest-results.xml"
 done
 
 # From this build to each newer one, whose tree is now built.
 (cd "$build" && ctest --output-on-failure -L '^upgrade$' --output-junit "$build/upgrade-results.xml") || status=$?
-/usr/bin/python3 "$repo/scripts/skipped_tests.py" "$build/upgrade-results.xml" "${skip_args[@]}" || { ((status)) || status=1; }
+report_skips "$build/upgrade-results.xml"
 exit "$status"

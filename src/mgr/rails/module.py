@@ -45,8 +45,9 @@ _TYPE_LABELS = {bool: "bool", int: "int", float: "float"}
 
 def _module_options() -> List[Option]:
     defaults = Settings()
-    return [Option(name, type=_TYPE_LABELS[kind], default=getattr(defaults, name), desc=desc, runtime=True)
-            for name, (kind, _, _, desc) in OPTION_TABLE.items()]
+    return [Option(name, type=_TYPE_LABELS[kind], default=getattr(defaults, name), desc=desc, runtime=True,
+                   **({} if low is None else {"min": low, "max": high}))
+            for name, (kind, low, high, desc) in OPTION_TABLE.items()]
 
 
 class Module(MgrModule):

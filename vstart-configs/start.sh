@@ -39,6 +39,10 @@ usage: $(basename "$0") [options]
   --loop-data        put each OSD's data file behind a loop device (needs root), so that
                      /sys/block/loopN/stat counts exactly what BlueStore reads and writes on
                      its data device, apart from the WAL and DB; kept for the cluster's life
+  --controllers      also run the rails and qbox controllers outside ceph-mgr (erails-controller,
+                     from this source tree, on librados), as on a Ceph whose ceph-mgr runs no
+                     Python module (doc/controllers.rst); kept in cluster.params
+  --no-controllers   start without them again
   --fresh            delete an existing cluster in DIR (stopping it first) and create a new one
   --no-wait          return once the daemons are started, without waiting for active+clean
   --timeout S        how long to wait for all OSDs up and PGs active+clean (default 120)
@@ -58,6 +62,7 @@ block_size=4G
 scheduler=wpq
 loop_data=0
 emulate=""
+controllers=""
 emulator_model=""
 emulator_time_scale=""
 emulator_lib=${ERAILS_EMULATOR_LIB:-}
@@ -79,6 +84,8 @@ while (($#)); do
         --emulate-ssd=*) emulate=1; emulator_model=${1#*=}; shift ;;
         --emulate-time-scale) emulate=1; emulator_time_scale=$2; shift 2 ;;
         --no-emulate) emulate=0; shift ;;
+        --controllers) controllers=1; shift ;;
+        --no-controllers) controllers=0; shift ;;
         --emulator-lib) emulator_lib=$2; shift 2 ;;
         --fresh) fresh=1; shift ;;
         --no-wait) wait_healthy=0; shift ;;
@@ -138,6 +145,7 @@ if [[ -e $params ]]; then
     requested_plugin_dir=$plugin_dir
     requested_loop_data=$loop_data
     requested_emulator=("$emulate" "$emulator_model" "$emulator_time_scale" "$emulator_lib")
+    requested_controllers=$controllers
     loop_data=0
     source "$params"
     # The emulator's settings stay as the last start chose them unless given again.
@@ -145,6 +153,7 @@ if [[ -e $params ]]; then
     [[ -n ${requested_emulator[1]} ]] && emulator_model=${requested_emulator[1]}
     [[ -n ${requested_emulator[2]} ]] && emulator_time_scale=${requested_emulator[2]}
     [[ -n ${requested_emulator[3]} ]] && emulator_lib=${requested_emulator[3]}
+    [[ -n $requested_controllers ]] && controllers=$requested_controllers
     ((loop_data || !requested_loop_data)) \
         || die "--loop-data: the cluster in $CLUSTER_DIR was created without it (use --fresh to re-create it)"
     [[ -n $requested_plugin_dir ]] && plugin_dir=$requested_plugin_dir
@@ -227,6 +236,7 @@ emulate=${emulate:-0}
 emulator_model=$emulator_model
 emulator_time_scale=$emulator_time_scale
 emulator_lib=$emulator_lib
+controllers=${controllers:-0}
 EOF
 
 mkdir -p "$CLUSTER_DIR"/{log,crash,run,erasure-code}
@@ -397,7 +407,9 @@ start_daemon() {
                   "ERAILS_EMULATOR_DEVICE=$data" "ERAILS_EMULATOR_STATS=$CLUSTER_DIR/emulator/$name.json"
                   "ERAILS_EMULATOR_LOG=$CLUSTER_DIR/log/$name.emulator.log")
     fi
-    "${emulator[@]}" "ceph-$type" -c "$CLUSTER_CONF" -i "$id" >>"$CLUSTER_DIR/log/$name.stdout" 2>&1 \
+    # From /, as systemd starts them: Debian 13's Ceph has a relative osd_class_dir
+    # (doc/dev/ceph-abi.md), and an OSD started elsewhere loads no object class (no RADOS lock).
+    (cd / && "${emulator[@]}" "ceph-$type" -c "$CLUSTER_CONF" -i "$id") >>"$CLUSTER_DIR/log/$name.stdout" 2>&1 \
         || die "ceph-$type -i $id failed to start; see $CLUSTER_DIR/log/$name.log"
 }
 
@@ -485,6 +497,28 @@ if ((wait_healthy)); then
 else
     created=1
     echo "daemons started ($((SECONDS - began)) s); not waiting for active+clean"
+fi
+# The controllers' pool holds one small object per module. It is made here with a size this
+# cluster can place; a controller that finds no pool makes it with Ceph's default size.
+start_controller() {
+    local module=$1 name=erails-$1
+    daemon_running "$name" && return 0
+    PYTHONPATH=$ERAILS_REPO/src/mgr:$ERAILS_REPO/src/mgr_standalone setsid "$SYSTEM_PYTHON3" \
+        -m erails_standalone.service "$module" -c "$CLUSTER_CONF" --id local \
+        >>"$CLUSTER_DIR/log/$name.log" 2>&1 </dev/null &
+    echo $! >"$CLUSTER_DIR/run/$name.pid"
+}
+if ((${controllers:-0})); then
+    export CEPH_CONF=$CLUSTER_CONF
+    if ! ceph osd pool ls | grep -qx erails; then
+        ceph osd pool create erails 1 1 replicated >/dev/null 2>&1
+        ceph osd pool set erails size $((osds < 3 ? osds : 3)) --yes-i-really-mean-it >/dev/null 2>&1
+        ceph osd pool application enable erails erails >/dev/null 2>&1
+    fi
+    start_controller rails
+    start_controller qbox
+    echo "controllers:   erails-controller rails and qbox, logs in $CLUSTER_DIR/log/erails-*.log"
+    echo "               their commands: $ERAILS_VSTART/erails-ctl.sh --dir $CLUSTER_DIR rails status"
 fi
 echo "erasure-code plugins preloaded: $preload"
 if ((${emulate:-0})); then

@@ -40,6 +40,8 @@ stop_group() {
 }
 
 daemons=$(cluster_daemons)
+# The controllers first, while the OSDs can still take the releases they send as they stop.
+stop_group erails-rails erails-qbox
 stop_group $(grep '^osd\.' <<<"$daemons" || true)
 stop_group $(grep '^mgr\.' <<<"$daemons" || true)
 stop_group $(grep '^mon\.' <<<"$daemons" || true)

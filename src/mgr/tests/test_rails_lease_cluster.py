@@ -10,19 +10,16 @@ Needs the erails plugin built (ERAILS_PLUGIN_DIR). Selected with -m cluster; por
 RAILS_LEASE_PORT_BASE upwards (default: start.sh's --port-base auto), /tmp/rails-lease-*; the cluster is stopped at the end even on
 failure.
 """
-import json
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 import rados
 
 from ack_workload import AckWorkload, verify_acked
-from eventually import wait_for
+from lease_watch import lease_of, wait_for_a_leased_hold, wait_until_released
 from local_mgr import ceph, enable_from_source, local_cluster, mgr_pid
-from rails.settings import BATCH_OPS_MAX
 
 pytestmark = pytest.mark.cluster
 
@@ -30,28 +27,6 @@ PORT_BASE = os.environ.get("RAILS_LEASE_PORT_BASE", "auto")
 OSDS = 3
 FRAME_SECONDS = 4
 POOL = "leasepool"
-# What a lease may take beyond its length to end a hold here: the lease thread's wake-up, the
-# release's three admin-socket commands and one `ceph tell` round per OSD to see it, on a loaded
-# 2-core machine.
-RELEASE_MARGIN_SECONDS = 10.0
-
-
-def held_osds(env):
-    """The OSDs whose bluestore_deferred_batch_ops is the hold's value, asked all at once."""
-    tells = {osd: subprocess.Popen(["ceph", "tell", f"osd.{osd}", "config", "get", "bluestore_deferred_batch_ops",
-                                    "-f", "json"], env=env, stdout=subprocess.PIPE, text=True)
-             for osd in range(OSDS)}
-    held = []
-    for osd, tell in tells.items():
-        out, _ = tell.communicate(timeout=60)
-        assert tell.returncode == 0, f"ceph tell osd.{osd} config get failed"
-        if json.loads(out)["bluestore_deferred_batch_ops"] == str(BATCH_OPS_MAX):
-            held.append(osd)
-    return held
-
-
-def lease_of(env, osd):
-    return json.loads(ceph(env, "tell", f"osd.{osd}", "rails", "lease", "-f", "json"))
 
 
 @pytest.fixture(scope="module")
@@ -63,25 +38,6 @@ def cluster():
                                         "--block-size", "1G", "--timeout", "120"], 240,
                        "grep -h rails $1/log/mgr.x.log | tail -20; grep -h 'erails rails' $1/log/osd.*.log") as started:
         yield started
-
-
-def wait_for_a_leased_hold(env):
-    """Waits until some OSD holds under an active lease; returns those OSDs and the lease's length.
-    An OSD seen held may be released, and its lease cancelled, before its lease is read (a switch
-    right after the module's first holds), so both are read again until they agree."""
-    def leased_holds():
-        leases = {osd: lease_of(env, osd) for osd in held_osds(env)}
-        return {osd: lease for osd, lease in leases.items() if lease["state"] == "active"}
-    active = wait_for("an OSD held by the module under an active Rails lease", leased_holds, 90, interval=0.2)
-    return sorted(active), next(iter(active.values()))["lease_seconds"]
-
-
-def wait_until_released(env, what, lease_seconds):
-    """Every OSD released within the lease (plus the margin) of the controller's end."""
-    ended = time.monotonic()
-    wait_for(f"every OSD released after {what}", lambda: not held_osds(env),
-             lease_seconds + RELEASE_MARGIN_SECONDS, interval=1.0)
-    return time.monotonic() - ended
 
 
 def test_a_disabled_or_killed_module_leaves_no_osd_held(cluster):
@@ -103,18 +59,18 @@ def test_a_disabled_or_killed_module_leaves_no_osd_held(cluster):
     try:
         # The kill first: the restarted mgr runs the module again without an enable, and the
         # disable last leaves nothing to restart, one mgr start less than the other order.
-        held, lease_seconds = wait_for_a_leased_hold(env)
+        held, lease_seconds = wait_for_a_leased_hold(env, OSDS)
         os.kill(mgr_pid(cluster_dir), signal.SIGKILL)
-        took = wait_until_released(env, "SIGKILL of the mgr", lease_seconds)
+        took = wait_until_released(env, OSDS, "SIGKILL of the mgr", lease_seconds)
         print(f"\nheld {held} at the mgr's SIGKILL; all released {took:.1f} s later (lease {lease_seconds:g} s); "
               f"load {os.getloadavg()}", flush=True)
         released_themselves = [osd for osd in held if lease_of(env, osd)["self_releases"] > 0]
         assert released_themselves, {osd: lease_of(env, osd) for osd in held}
         subprocess.run(["ceph-mgr", "-c", env["CEPH_CONF"], "-i", "x"], env=env, check=True)
 
-        held, lease_seconds = wait_for_a_leased_hold(env)
+        held, lease_seconds = wait_for_a_leased_hold(env, OSDS)
         ceph(env, "mgr", "module", "disable", "rails")
-        took = wait_until_released(env, "mgr module disable", lease_seconds)
+        took = wait_until_released(env, OSDS, "mgr module disable", lease_seconds)
         print(f"held {held} at disable; all released {took:.1f} s later; load {os.getloadavg()}", flush=True)
     finally:
         workload.stop()

@@ -168,10 +168,36 @@ fi
 port_min=$((port_base + 10))
 port_max=$((port_base + $(port_span "$osds")))
 
+# The controllers' pool holds one small object per module. It is made here with a size this
+# cluster can place; a controller that finds no pool makes it with Ceph's default size.
+start_controllers() {
+    local module name
+    export CEPH_CONF=$CLUSTER_CONF
+    if ! ceph osd pool ls | grep -qx erails; then
+        ceph osd pool create erails 1 1 replicated >/dev/null 2>&1
+        ceph osd pool set erails size $((osds < 3 ? osds : 3)) --yes-i-really-mean-it >/dev/null 2>&1
+        ceph osd pool application enable erails erails >/dev/null 2>&1
+    fi
+    for module in rails qbox; do
+        name=erails-$module
+        daemon_running "$name" && continue
+        PYTHONPATH=$ERAILS_REPO/src/mgr:$ERAILS_REPO/src/mgr_standalone setsid "$SYSTEM_PYTHON3" \
+            -m erails_standalone.service "$module" -c "$CLUSTER_CONF" --id local \
+            >>"$CLUSTER_DIR/log/$name.log" 2>&1 </dev/null &
+        echo $! >"$CLUSTER_DIR/run/$name.pid"
+    done
+    echo "controllers:   erails-controller rails and qbox, logs in $CLUSTER_DIR/log/erails-*.log"
+    echo "               their commands: $ERAILS_VSTART/erails-ctl.sh --dir $CLUSTER_DIR rails status"
+}
+
 all_running=1
 for name in $(cluster_daemons); do daemon_running "$name" || all_running=0; done
 if ((!creating && all_running)) && [[ -n $(cluster_daemons) ]]; then
-    echo "cluster in $CLUSTER_DIR is already running; leaving it alone"
+    echo "cluster in $CLUSTER_DIR is already running; leaving its daemons alone"
+    if ((${requested_controllers:-0})); then
+        sed -i '/^controllers=/d' "$params" && echo controllers=1 >>"$params"
+        start_controllers
+    fi
     echo "use it with:  source $CLUSTER_DIR/env"
     exit 0
 fi
@@ -498,28 +524,7 @@ else
     created=1
     echo "daemons started ($((SECONDS - began)) s); not waiting for active+clean"
 fi
-# The controllers' pool holds one small object per module. It is made here with a size this
-# cluster can place; a controller that finds no pool makes it with Ceph's default size.
-start_controller() {
-    local module=$1 name=erails-$1
-    daemon_running "$name" && return 0
-    PYTHONPATH=$ERAILS_REPO/src/mgr:$ERAILS_REPO/src/mgr_standalone setsid "$SYSTEM_PYTHON3" \
-        -m erails_standalone.service "$module" -c "$CLUSTER_CONF" --id local \
-        >>"$CLUSTER_DIR/log/$name.log" 2>&1 </dev/null &
-    echo $! >"$CLUSTER_DIR/run/$name.pid"
-}
-if ((${controllers:-0})); then
-    export CEPH_CONF=$CLUSTER_CONF
-    if ! ceph osd pool ls | grep -qx erails; then
-        ceph osd pool create erails 1 1 replicated >/dev/null 2>&1
-        ceph osd pool set erails size $((osds < 3 ? osds : 3)) --yes-i-really-mean-it >/dev/null 2>&1
-        ceph osd pool application enable erails erails >/dev/null 2>&1
-    fi
-    start_controller rails
-    start_controller qbox
-    echo "controllers:   erails-controller rails and qbox, logs in $CLUSTER_DIR/log/erails-*.log"
-    echo "               their commands: $ERAILS_VSTART/erails-ctl.sh --dir $CLUSTER_DIR rails status"
-fi
+((${controllers:-0})) && start_controllers
 echo "erasure-code plugins preloaded: $preload"
 if ((${emulate:-0})); then
     echo "emulated data devices: $model_section of $emulator_model, time_scale ${emulator_time_scale:-as the model file sets it (default 1)}"

@@ -5,8 +5,9 @@ from that build's Debian root) with that build's plugin, `ceph osd require-osd-r
 
 Then every acknowledged object of both pools reads back, a deep scrub of every PG is clean, every
 daemon reports the new version, the Rails pool still places shard i on color i, new writes to it
-round-trip, and every OSD offers the Rails lease. Whether the Rails schedule runs again is up to a
-controller, which the new build's ceph-mgr may not host (its description says).
+round-trip, and every OSD offers the Rails lease. Then the rails controller, run outside ceph-mgr
+(start.sh --controllers; the new build's ceph-mgr may run no Python module), schedules the Rails
+pool again: its OSDs are held under the controller's leases.
 
 Options (conftest.py; tests/upgrade/CMakeLists.txt passes them): --to-build VERSION --to-plugin-dir DIR (the newer build
 tree's erasure-code directory, made by scripts/test.sh) --from-plugin-dir DIR. Needs root, for the
@@ -57,6 +58,13 @@ class Cluster:
 
     def json(self, *args):
         return json.loads(self.ceph(*args, "-f", "json"))
+
+    def rails_pools(self):
+        """The pools `rails status` of the controller that start.sh --controllers runs lists; none
+        while it does not answer yet."""
+        done = subprocess.run([os.path.join(VSTART, "erails-ctl.sh"), "--dir", self.dir, "rails", "status", "-f",
+                               "json"], capture_output=True, text=True, timeout=120)
+        return [pool["pool"] for pool in json.loads(done.stdout)["pools"]] if done.returncode == 0 else []
 
     def on_colors(self, pool):
         """Whether every PG of `pool` has shard i on osd.i (color i), as the mgr last heard; its
@@ -160,3 +168,9 @@ def test_erails_pools_survive_the_upgrade(cluster):
         return stats if all(pg["last_deep_scrub_stamp"] != scrubbed[pg["pgid"]] for pg in stats) else None
     stats = wait_for("every PG of both pools deep-scrubbed on the new build", all_deep_scrubbed, 300, interval=2.0)
     assert all(pg["state"] == "active+clean" for pg in stats), [(pg["pgid"], pg["state"]) for pg in stats]
+
+    cluster.start("--controllers")
+    wait_for("the rails controller to schedule the Rails pool", lambda: "rails" in cluster.rails_pools(), 120)
+    wait_for("an OSD of the Rails pool held under the controller's lease", lambda: [
+        osd for osd in range(OSDS)
+        if json.loads(cluster.ceph("tell", f"osd.{osd}", "rails", "lease", "-f", "json"))["state"] == "active"], 90)

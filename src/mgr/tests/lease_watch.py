@@ -49,3 +49,16 @@ def wait_until_released(env, osds, what, within_seconds):
     wait_for(f"every OSD released after {what}", lambda: not held_osds(env, osds),
              within_seconds + RELEASE_MARGIN_SECONDS, interval=1.0)
     return time.monotonic() - ended
+
+
+def rails_pool_of_one_color_per_osd(env, osds, pool, frame_seconds):
+    """An erails k=osds-1 m=1 pool `pool` whose color i is osd.i's host (start.sh's host-i, in a
+    rack of its own), so each OSD holds and releases on its own turn."""
+    colors = [f"color{osd}" for osd in range(osds)]
+    for osd, color in enumerate(colors):
+        ceph(env, "osd", "crush", "add-bucket", color, "rack")
+        ceph(env, "osd", "crush", "move", color, "root=default")
+        ceph(env, "osd", "crush", "move", f"host-{osd}", f"rack={color}")
+    ceph(env, "osd", "erasure-code-profile", "set", f"{pool}profile", "plugin=erails", f"k={osds - 1}", "m=1",
+         "crush-colors=" + ",".join(colors), f"rails-frame={frame_seconds}")
+    ceph(env, "osd", "pool", "create", pool, "8", "8", "erasure", f"{pool}profile")

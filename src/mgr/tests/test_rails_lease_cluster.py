@@ -18,7 +18,7 @@ import pytest
 import rados
 
 from ack_workload import AckWorkload, verify_acked
-from lease_watch import lease_of, wait_for_a_leased_hold, wait_until_released
+from lease_watch import lease_of, rails_pool_of_one_color_per_osd, wait_for_a_leased_hold, wait_until_released
 from local_mgr import ceph, enable_from_source, local_cluster, mgr_pid
 
 pytestmark = pytest.mark.cluster
@@ -42,15 +42,7 @@ def cluster():
 
 def test_a_disabled_or_killed_module_leaves_no_osd_held(cluster):
     env, cluster_dir = cluster
-    colors = []
-    for osd in range(OSDS):
-        ceph(env, "osd", "crush", "add-bucket", f"color{osd}", "rack")
-        ceph(env, "osd", "crush", "move", f"color{osd}", "root=default")
-        ceph(env, "osd", "crush", "move", f"host-{osd}", f"rack=color{osd}")
-        colors.append(f"color{osd}")
-    ceph(env, "osd", "erasure-code-profile", "set", "leaseprofile", "plugin=erails", "k=2", "m=1",
-         "crush-colors=" + ",".join(colors), f"rails-frame={FRAME_SECONDS}")
-    ceph(env, "osd", "pool", "create", POOL, "8", "8", "erasure", "leaseprofile")
+    rails_pool_of_one_color_per_osd(env, OSDS, POOL, FRAME_SECONDS)
     enable_from_source(env, cluster_dir, "rails")
 
     client = rados.Rados(conffile=env["CEPH_CONF"])

@@ -29,7 +29,8 @@ from ack_workload import AckWorkload, verify_acked
 from erails_standalone.channel import LOCK_SECONDS
 from erails_standalone.service import STANDBY_RETRY_SECONDS
 from eventually import wait_for
-from lease_watch import RELEASE_MARGIN_SECONDS, held_osds, lease_of, wait_for_a_leased_hold, wait_until_released
+from lease_watch import (RELEASE_MARGIN_SECONDS, held_osds, lease_of, rails_pool_of_one_color_per_osd,
+                         wait_for_a_leased_hold, wait_until_released)
 from local_mgr import REPO, ceph, local_cluster
 
 pytestmark = pytest.mark.cluster
@@ -104,15 +105,7 @@ def cluster():
                                               "--timeout", "120"], 240,
                        "tail -n 30 $1/log/erails-*.log; grep -h 'erails rails' $1/log/osd.*.log | tail -20") \
             as (env, cluster_dir):
-        colors = []
-        for osd in range(OSDS):
-            ceph(env, "osd", "crush", "add-bucket", f"color{osd}", "rack")
-            ceph(env, "osd", "crush", "move", f"color{osd}", "root=default")
-            ceph(env, "osd", "crush", "move", f"host-{osd}", f"rack=color{osd}")
-            colors.append(f"color{osd}")
-        ceph(env, "osd", "erasure-code-profile", "set", "standaloneprofile", "plugin=erails", "k=2", "m=1",
-             "crush-colors=" + ",".join(colors), f"rails-frame={FRAME_SECONDS}")
-        ceph(env, "osd", "pool", "create", POOL, "8", "8", "erasure", "standaloneprofile")
+        rails_pool_of_one_color_per_osd(env, OSDS, POOL, FRAME_SECONDS)
         controllers = Controllers(env, cluster_dir)
         try:
             yield env, controllers

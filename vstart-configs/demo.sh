@@ -1,11 +1,12 @@
 #!/bin/bash
 # The one-command tour: start a local cluster with the build's plugins on emulated SSDs, create an
 # erails profile and pool, run rados bench write, seq and rand on it briefly, print a summary; then
-# Rails: split the OSDs into colors, create a Rails pool, enable the rails mgr module, run a mixed
+# Rails: split the OSDs into colors, create a Rails pool, enable the rails mgr module (or, where
+# ceph-mgr runs no Python module, run it outside with start.sh --controllers), run a mixed
 # read/write load on that pool, print where each OSD's writes and reads fell in its schedule and a
 # timeline PNG; then the read-latency comparison (4 KiB reads alone, with a writer and Rails off,
-# with a writer and Rails on) and its PNG; print `ceph rails status` and a summary, and leave the
-# cluster running for you to explore.
+# with a writer and Rails on) and its PNG; print `rails status` and a summary, and leave the
+# cluster running for you to explore. With --ceph-build 18.2.7 the same on Debian 13's Ceph.
 #   vstart-configs/demo.sh [--plugin-dir <build>/erasure-code] [--seconds S] [--rails-seconds S]
 #                          [--latency-seconds S] [start.sh options]
 set -euo pipefail
@@ -59,6 +60,20 @@ resolve_cluster_dir "$dir_arg"
 export CEPH_CONF=$CLUSTER_CONF
 emulated=0
 grep -qx 'emulate=1' "$CLUSTER_DIR/cluster.params" && emulated=1
+# Where the cluster's ceph-mgr runs no Python module (Debian 13's), the rails controller runs
+# outside it (doc/controllers.rst), started with the cluster, and its commands go through erails-ctl.
+build_description=$(ceph_build_description "$(sed -n 's/^ceph_build=//p' "$CLUSTER_DIR/cluster.params")")
+if grep -q '^mgr_runs_python_modules *= *false' "$build_description" \
+        && ! grep -qx 'controllers=1' "$CLUSTER_DIR/cluster.params"; then
+    "$ERAILS_VSTART/start.sh" --dir "$CLUSTER_DIR" --controllers
+fi
+standalone=0
+grep -qx 'controllers=1' "$CLUSTER_DIR/cluster.params" && standalone=1
+rails_command() {
+    if ((standalone)); then "$ERAILS_VSTART/erails-ctl.sh" --dir "$CLUSTER_DIR" rails "$@"; else ceph rails "$@"; fi
+}
+rails_status_command=$( ((standalone)) && echo "$ERAILS_VSTART/erails-ctl.sh --dir $CLUSTER_DIR rails status" \
+    || echo "ceph rails status")
 bench_path="$ERAILS_REPO/bench/rails:$ERAILS_REPO/src/mgr"
 
 wait_healthy() {
@@ -118,7 +133,9 @@ if ! ceph osd pool ls | grep -qx "$rails_pool"; then
 fi
 echo "profile $rails_pool: $(ceph osd erasure-code-profile get "$rails_pool" | tr '\n' ' ')"
 
-if ! ceph rails status >/dev/null 2>&1; then
+if ((standalone)); then
+    wait_for "the rails controller to answer" 120 rails_command status
+elif ! ceph rails status >/dev/null 2>&1; then
     if dpkg-query -W -f='${Status}' erails 2>/dev/null | grep -q 'install ok installed'; then
         echo "enabling the rails mgr module the erails package installed"
         wait_for "the mgr to offer the rails module" 120 mgr_offers_module rails
@@ -158,8 +175,8 @@ else
 fi
 
 echo
-echo "ceph rails status:"
-ceph rails status | sed 's/^/  /'
+echo "$rails_status_command:"
+rails_command status | sed 's/^/  /'
 
 echo
 echo "Summary"
@@ -174,7 +191,7 @@ cat <<EOF
 
 The cluster is still running. Use it with:
   source $CLUSTER_DIR/env
-  ceph -s; rados -p $pool ls; ceph rails status
+  ceph -s; rados -p $pool ls; $rails_status_command
 Turn Rails off: doc/rails.rst, "Turning it off". Stop the cluster with:
   $ERAILS_VSTART/stop.sh --dir $CLUSTER_DIR
 EOF

@@ -66,6 +66,15 @@ STEPS = ("placement", "mixed", "cost", "burst", "crash", "latency")
 CRUSH_TEST_INPUTS = 1024
 
 
+def controllers_started(cluster_dir: str) -> bool:
+    """Whether start.sh runs this cluster's controllers outside ceph-mgr (its cluster.params)."""
+    try:
+        with open(os.path.join(cluster_dir, "cluster.params")) as params:
+            return "controllers=1\n" in params.read()
+    except FileNotFoundError:
+        return False
+
+
 class Run:
     def __init__(self, args):
         self.args = args
@@ -73,6 +82,9 @@ class Run:
         self.cluster = rados.Rados(conffile=args.conf)
         self.cluster.connect(timeout=30)
         self.lines: List[str] = []
+        # The rails controller runs outside ceph-mgr where start.sh started it so
+        # (--controllers, doc/controllers.rst), else as the mgr module.
+        self.standalone = controllers_started(args.cluster_dir)
 
     def say(self, line: str) -> None:
         print(line, flush=True)
@@ -88,6 +100,20 @@ class Run:
         if done.returncode != 0:
             raise SystemExit(f"ceph {' '.join(words)} failed: {done.stderr.strip()}")
         return done.stdout
+
+    def rails(self, *words: str) -> str:
+        """`ceph rails WORDS`, or the same command of the controller outside ceph-mgr."""
+        if not self.standalone:
+            return self.ceph("rails", *words)
+        done = subprocess.run([os.path.join(REPO, "vstart-configs", "erails-ctl.sh"), "--dir", self.args.cluster_dir,
+                               "rails", *words], capture_output=True, text=True, timeout=60)
+        if done.returncode != 0:
+            raise SystemExit(f"erails-ctl rails {' '.join(words)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def set_rails_option(self, name: str, value: str) -> None:
+        # --force: where no ceph-mgr runs the module, the monitors do not know its options.
+        self.ceph("config", "set", "mgr", f"mgr/rails/{name}", value, *(["--force"] if self.standalone else []))
 
     def wait(self, what: str, predicate, timeout: float) -> None:
         deadline = time.time() + timeout
@@ -121,7 +147,7 @@ class Run:
     def follow_schedule(self, pool_name: str) -> dict:
         """Takes the schedule and each OSD's color from the module's view of pool_name, so that
         phases are judged exactly as the module switches them; returns that view."""
-        status = json.loads(self.ceph("rails", "status", "-f", "json"))
+        status = json.loads(self.rails("status", "-f", "json"))
         pool = next((p for p in status["pools"] if p["pool"] == pool_name), None)
         if pool is None:
             raise SystemExit(f"the rails module does not schedule pool {pool_name}; it schedules "
@@ -133,10 +159,18 @@ class Run:
         return pool
 
     def enable_module(self) -> None:
-        subprocess.run([os.path.join(REPO, "vstart-configs", "enable_module.sh"), "--dir", self.args.cluster_dir,
-                        "rails"], env=self.env, check=True)
-        self.wait("ceph rails status", lambda: subprocess.run(["ceph", "rails", "status"], env=self.env,
-                                                              capture_output=True).returncode == 0, 90)
+        """The mgr module from this tree; a controller outside ceph-mgr is start.sh's to start."""
+        if not self.standalone:
+            subprocess.run([os.path.join(REPO, "vstart-configs", "enable_module.sh"), "--dir",
+                            self.args.cluster_dir, "rails"], env=self.env, check=True)
+        self.wait("rails status", lambda: self.rails_answers(), 90)
+
+    def rails_answers(self) -> bool:
+        try:
+            self.rails("status")
+            return True
+        except SystemExit:
+            return False
 
     def wait_clean(self, timeout: float = 180) -> None:
         subprocess.run([sys.executable, os.path.join(REPO, "vstart-configs", "ceph_admin.py"), "--conf",
@@ -144,7 +178,7 @@ class Run:
                        env=self.env, check=True)
 
     def set_active(self, active: bool) -> None:
-        self.ceph("config", "set", "mgr", "mgr/rails/active", "true" if active else "false")
+        self.set_rails_option("active", "true" if active else "false")
         # The module reads its settings every loop (0.5 s); an inactive one releases every OSD.
         time.sleep(2)
 
@@ -314,7 +348,7 @@ class Run:
         slowed. What slowing did is the second burst's throughput next to the first's."""
         # The module reads held bytes every perf_seconds; at 1 s it notices the budget soonest.
         self.set_active(True)
-        self.ceph("config", "set", "mgr", "mgr/rails/perf_seconds", "1")
+        self.set_rails_option("perf_seconds", "1")
         budget = self.args.burst_budget_mib << 20
         unbounded = self.one_burst("default budget", None)
         bounded = self.one_burst(f"budget {self.args.burst_budget_mib} MiB", budget)
@@ -337,7 +371,7 @@ class Run:
 
     def one_burst(self, label: str, budget) -> dict:
         if budget is not None:
-            self.ceph("config", "set", "mgr", "mgr/rails/held_bytes_budget", str(budget))
+            self.set_rails_option("held_bytes_budget", str(budget))
         time.sleep(2)
         ioctx = self.cluster.open_ioctx(RAILS_POOL)
         result = {}
@@ -350,7 +384,7 @@ class Run:
         writer.start()
         slowed = set()
         while writer.is_alive():
-            status = json.loads(self.ceph("rails", "status", "-f", "json"))
+            status = json.loads(self.rails("status", "-f", "json"))
             slowed.update(entry["osd"] for entry in status["osds"] if entry["slowed"])
             time.sleep(1)
         writer.join()

@@ -175,7 +175,7 @@ class LatencyStep:
         self.run.ceph("osd", "pool", "create", shape.pool, str(self.pg_count), str(self.pg_count), "erasure", profile)
         self.run.wait_clean()
         self.run.wait(f"the rails module to schedule {shape.pool}",
-                      lambda: shape.pool in self.run.ceph("rails", "status"), 60)
+                      lambda: shape.pool in self.run.rails("status"), 60)
 
     def fill(self, ioctx, count: int) -> List[str]:
         names = [f"read-{i}" for i in range(count)]

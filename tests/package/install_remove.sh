@@ -5,7 +5,7 @@
 # rails-colors, a Rails pool created and an object written and read back; then the cluster is
 # stopped and the package removed, leaving none of its files behind. Where the Ceph build's
 # ceph-mgr runs no Python modules (MGR_RUNS_MODULES false: Debian 13's), the package has none,
-# and the Rails pool is checked through its placement and the OSDs' lease instead.
+# and the installed erails-controller runs the rails module outside ceph-mgr instead.
 #
 #   install_remove.sh SOURCE_DIR WORK_DIR VERSION MGR_RUNS_MODULES [PORT_BASE]
 #
@@ -66,8 +66,10 @@ rm -rf "${work:?}"
 mkdir -p "$work/source"
 cluster=""
 installed=0
+controller=""
 cleanup() {
     local status=$?
+    [[ -n $controller ]] && kill -TERM "$controller" 2>/dev/null && wait "$controller" || true
     if [[ -n $cluster ]]; then
         "$src/vstart-configs/stop.sh" --dir "$cluster" >/dev/null 2>&1 || true
         ((status == 0)) && rm -rf "$cluster"
@@ -120,7 +122,9 @@ for f in "$ec_dir/libec_erails.so" "$ec_dir/libec_qbox.so" "${modules[@]}" \
          /usr/share/erails/device-models/intel510_drive_b.conf; do
     [[ -f $f ]] || fail "$f not installed"
 done
-for tool in rails-colors rails-timeline qbox-bench erails-sim; do
+[[ -f /usr/lib/systemd/system/erails-controller@.service || -f /lib/systemd/system/erails-controller@.service ]] \
+    || fail "erails-controller@.service not installed"
+for tool in rails-colors rails-timeline qbox-bench erails-sim erails-controller erails-ctl; do
     [[ $(command -v "$tool") == /usr/bin/$tool ]] || fail "$tool not installed in /usr/bin"
     usage=$("$tool" --help 2>&1 || true)
     grep -q "^usage: " <<<"$usage" || fail "the installed $tool does not run: $usage"
@@ -158,13 +162,11 @@ if [[ $mgr_runs_modules == true ]]; then
     wait_until "railspool in ceph rails status" 60 \
         sh -c 'ceph rails status -f json | grep -q "\"railspool\""'
 else
-    # No module schedules the pool: its shards are on their colors, and each OSD offers the lease.
-    rule=$(ceph osd pool get railspool crush_rule -f json | sed -n 's/.*"crush_rule": *"\([^"]*\)".*/\1/p')
-    ceph osd crush rule dump "$rule" | grep -q '"item_name": "color3"' \
-        || fail "railspool's rule $rule does not take color3: $(ceph osd crush rule dump "$rule")"
-    for ((osd = 0; osd < osds; osd++)); do
-        ceph tell "osd.$osd" rails lease >/dev/null || fail "osd.$osd offers no rails lease"
-    done
+    # The installed controller runs the module outside ceph-mgr, as its systemd unit would.
+    erails-controller rails --conf "$CEPH_CONF" --id package >"$work/controller.log" 2>&1 {lock}>&- &
+    controller=$!
+    wait_until "railspool in erails-ctl rails status" 120 \
+        sh -c 'erails-ctl rails status -f json | grep -q "\"railspool\""'
 fi
 
 head -c 1048576 /dev/urandom >"$work/object"
@@ -172,6 +174,10 @@ timeout 120 rados -p railspool put object "$work/object" || fail "rados put fail
 timeout 60 rados -p railspool get object "$work/object.read" || fail "rados get failed"
 cmp -s "$work/object" "$work/object.read" || fail "the object read back is not the one written"
 say "cluster from the installed files: railspool written and read (mgr modules: $mgr_runs_modules)"
+if [[ -n $controller ]]; then
+    kill -TERM "$controller" && wait "$controller" || fail "erails-controller did not stop cleanly: $(tail -5 "$work/controller.log")"
+    controller=""
+fi
 
 "$src/vstart-configs/stop.sh" --dir "$cluster" >/dev/null
 rm -rf "$cluster"

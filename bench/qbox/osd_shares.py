@@ -206,6 +206,8 @@ class Cluster:
         model, _ = DEVICES[self.args.device]
         if fresh:
             cmd.append("--fresh")
+            if self.args.controller == "standalone":
+                cmd.append("--controllers")
             if model:
                 cmd += [f"--emulate-ssd={MODELS / model}", "--emulate-time-scale", str(self.args.time_scale)]
         subprocess.run(cmd, check=True, stdout=sys.stderr, timeout=600)
@@ -238,7 +240,15 @@ class Cluster:
         self.admin.connect(timeout=120)
 
     def mgr(self, **cmd):
-        ret, out, err = self.admin.mgr_command(json.dumps(cmd), b"", timeout=60)
+        """A qbox command, to the mgr module or to the controller outside ceph-mgr (the same
+        words: each command's arguments are given in their order)."""
+        if self.args.controller == "standalone":
+            words = cmd["prefix"].split() + [str(value) for key, value in cmd.items() if key != "prefix"]
+            done = subprocess.run([str(VSTART / "erails-ctl.sh"), "--dir", str(self.dir), *words],
+                                  capture_output=True, text=True, timeout=120)
+            ret, out, err = done.returncode, done.stdout, done.stderr
+        else:
+            ret, out, err = self.admin.mgr_command(json.dumps(cmd), b"", timeout=60)
         if ret:
             raise RuntimeError(f"{cmd}: {err}")
         return out
@@ -252,7 +262,14 @@ class Cluster:
         return json.loads(out) if ret == 0 else None
 
     def enable_qbox_module(self):
-        """The qbox module from this source tree (as its cluster test does), pushing every second."""
+        """The qbox module from this source tree (as its cluster test does), or the controller
+        outside ceph-mgr that start.sh --controllers started; pushing every second."""
+        if self.args.controller == "standalone":
+            self.ceph("config", "set", "mgr", "mgr/qbox/push_seconds", "1", "--force")
+            wait_for("the qbox controller", lambda: subprocess.run(
+                [str(VSTART / "erails-ctl.sh"), "--dir", str(self.dir), "qbox", "status"],
+                capture_output=True, timeout=120).returncode == 0, 120)
+            return
         subprocess.run([str(REPO / "vstart-configs" / "enable_module.sh"), "--dir", str(self.dir), "qbox"],
                        check=True)
         wait_for("mgr/qbox/push_seconds", lambda: subprocess.run(
@@ -572,6 +589,9 @@ def main(argv):
     parser.add_argument("--bluestore-throttle", type=int, metavar="BYTES",
                         help="bluestore_throttle_bytes and _deferred_bytes of every OSD, under every "
                              "scheduler and alone: writes then wait in the shards' queues, not in BlueStore")
+    parser.add_argument("--controller", choices=("mgr", "standalone"), default="mgr",
+                        help="where the qbox controller runs: the mgr module (default), or outside ceph-mgr "
+                             "(erails-controller, started by start.sh --controllers), as on Debian 13")
     parser.add_argument("--table-to-osds", action="store_true",
                         help="give the OSDs their table with `qbox set` directly instead of through the "
                              "qbox mgr module (which Debian 13's ceph-mgr cannot run); not with "
@@ -625,7 +645,8 @@ def main(argv):
         device += ", " + " ".join(osd_args)
     ceph_version = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()[2]
     conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: Ceph {ceph_version}, {OSDS} OSDs, BlueStore on {device}, "
-                  f"pool size {args.pool_size}; "
+                  f"pool size {args.pool_size}; the table given by "
+                  f"{'the OSDs directly' if args.table_to_osds else 'the qbox ' + args.controller + ' controller'}; "
                   f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
     log(conditions[0])
     cluster = Cluster(args)

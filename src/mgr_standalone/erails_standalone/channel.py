@@ -16,6 +16,9 @@ APPLICATION = "erails"
 LOCK_NAME = "active"
 LOCK_SECONDS = 60
 LOCK_RENEW_SECONDS = 10
+# librados' flag that renews a lock this cookie holds: LIBRADOS_LOCK_FLAG_RENEW (alias MAY_RENEW),
+# 1 in both builds' rados/librados.h.
+LOCK_FLAG_RENEW = 1
 # A command's answer waits this long at most; status and table changes take milliseconds.
 NOTIFY_TIMEOUT_MS = 30000
 

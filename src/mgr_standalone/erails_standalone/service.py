@@ -97,7 +97,7 @@ class Controller:
     def _lock(self, renew: bool) -> bool:
         try:
             self.ioctx.lock_exclusive(self.object, channel.LOCK_NAME, self.cookie, desc=self.daemon,
-                                      duration=channel.LOCK_SECONDS, flags=1 if renew else 0)
+                                      duration=channel.LOCK_SECONDS, flags=channel.LOCK_FLAG_RENEW if renew else 0)
             return True
         except (rados.ObjectBusy, rados.ObjectExists):
             return False
@@ -144,7 +144,8 @@ class Controller:
                     self.log.error("the module's loop ended; stopping")
                     self.stopping.set()
                 elif not self._lock(renew=True):
-                    self.log.error("lost the lock on %s/%s to another controller; standing by", self.pool,
+                    self.log.error("could not renew the lock on %s/%s (another controller took it, or the "
+                                   "cluster did not answer); stopping the module and standing by", self.pool,
                                    self.object)
                     break
                 elif self.watch_lost.is_set():

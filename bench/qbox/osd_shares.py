@@ -206,8 +206,6 @@ class Cluster:
         model, _ = DEVICES[self.args.device]
         if fresh:
             cmd.append("--fresh")
-            if self.args.controller == "standalone":
-                cmd.append("--controllers")
             if model:
                 cmd += [f"--emulate-ssd={MODELS / model}", "--emulate-time-scale", str(self.args.time_scale)]
         subprocess.run(cmd, check=True, stdout=sys.stderr, timeout=600)
@@ -253,6 +251,14 @@ class Cluster:
             raise RuntimeError(f"{cmd}: {err}")
         return out
 
+    def primaries(self, objects):
+        """osd -> how many of `objects` (of the pool) have it as their primary, which serves their reads."""
+        counts = {}
+        for name in objects:
+            primary = json.loads(self.ceph("osd", "map", POOL, name, "-f", "json"))["acting_primary"]
+            counts[primary] = counts.get(primary, 0) + 1
+        return dict(sorted(counts.items()))
+
     def qbox_status(self, osd):
         """The OSD's `qbox status`, or None (stock, down, or no answer within 5 s)."""
         try:
@@ -262,9 +268,14 @@ class Cluster:
         return json.loads(out) if ret == 0 else None
 
     def enable_qbox_module(self):
-        """The qbox module from this source tree (as its cluster test does), or the controller
-        outside ceph-mgr that start.sh --controllers started; pushing every second."""
+        """The qbox module from this source tree (as its cluster test does), or the controllers
+        outside ceph-mgr (start.sh --controllers); pushing every second. Called once the pool
+        exists: the controllers' pool made first would take its pool id, and so move every PG of
+        the benchmark's pool (a PG's placement hashes its pool id), and which OSD serves each
+        client's objects with it."""
         if self.args.controller == "standalone":
+            subprocess.run([str(VSTART / "start.sh"), "--dir", str(self.dir), "--controllers"], check=True,
+                           stdout=sys.stderr, timeout=600)
             self.ceph("config", "set", "mgr", "mgr/qbox/push_seconds", "1", "--force")
             wait_for("the qbox controller", lambda: subprocess.run(
                 [str(VSTART / "erails-ctl.sh"), "--dir", str(self.dir), "qbox", "status"],
@@ -645,8 +656,8 @@ def main(argv):
         device += ", " + " ".join(osd_args)
     ceph_version = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()[2]
     conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: Ceph {ceph_version}, {OSDS} OSDs, BlueStore on {device}, "
-                  f"pool size {args.pool_size}; the table given by "
-                  f"{'the OSDs directly' if args.table_to_osds else 'the qbox ' + args.controller + ' controller'}; "
+                  f"pool size {args.pool_size}; the table given "
+                  f"{'to the OSDs directly' if args.table_to_osds else 'by the qbox ' + args.controller + ' controller'}; "
                   f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
     log(conditions[0])
     cluster = Cluster(args)
@@ -668,6 +679,11 @@ def main(argv):
         run.connect_clients()
         run.ask(list(CLIENTS), ("prefill",))
         log("objects written")
+        # Shares are per OSD: two clients whose objects sit on different primaries do not compete.
+        conditions.append("primaries of each client's objects: " + "; ".join(
+            f"{name} " + ", ".join(f"osd.{osd} {n}" for osd, n in cluster.primaries(
+                [f"{name}-{i}" for i in range(OBJECTS_PER_CLIENT)]).items()) for name in CLIENTS))
+        log(conditions[-1])
         alone = run.alone()
         results["alone"] = alone
         for scheduler in schedulers:

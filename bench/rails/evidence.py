@@ -461,8 +461,9 @@ class Run:
         time.sleep(3)
         began = time.time()
         with open(os.path.join(self.args.cluster_dir, "log", f"osd.{victim}.stdout"), "a") as log:
+            # From /, as start.sh starts it (Debian 13's osd_class_dir is relative).
             subprocess.run(["ceph-osd", "-c", self.args.conf, "-i", str(victim)], env=self.env, check=True,
-                           stdout=log, stderr=subprocess.STDOUT)
+                           stdout=log, stderr=subprocess.STDOUT, cwd="/")
         stop.set()
         writer.join()
         self.wait_clean()

@@ -109,10 +109,11 @@ class CephCluster:
             time.sleep(0.05)
 
     def start_osd(self, osd_id):
-        """Starts one stopped OSD with the cluster's own configuration."""
+        """Starts one stopped OSD with the cluster's own configuration, from / as start.sh does (Debian
+        13's relative osd_class_dir, doc/dev/ceph-abi.md)."""
         (self.directory / "run" / f"osd.{osd_id}.pid").unlink(missing_ok=True)
         subprocess.run(["ceph-osd", "-c", str(self.conf), "-i", str(osd_id)], check=True,
-                       capture_output=True, timeout=120)
+                       capture_output=True, timeout=120, cwd="/")
 
     def osd_up(self, osd_id):
         dump = self.command("osd dump")

@@ -33,6 +33,9 @@ def pytest_addoption(parser):
     group.addoption("--faults", action="store_true",
                     default=os.environ.get("ERAILS_CLUSTER_FAULTS", "") == "1",
                     help="run the rails fault suite, ~20 minutes (env ERAILS_CLUSTER_FAULTS=1)")
+    group.addoption("--controller", choices=("mgr", "standalone"), default="mgr",
+                    help="where the fault suite's rails controller runs: the mgr module (default), or "
+                         "erails-controller outside ceph-mgr (start.sh --controllers), as on Debian 13")
 
 
 def pytest_configure(config):

@@ -1,7 +1,9 @@
 """The rails fault suite: the mgr module turned off, disabled, killed, and OSDs killed while they
 hold, each under an acknowledged-writes workload on a Rails pool, with every OSD's held state and
 held bytes sampled throughout (qa/workunits/erails/rails_faults.py). About 20 minutes here, so it
-runs only with --faults (ctest -L faults); see doc/rails.rst, "Turning it off".
+runs only with --faults (ctest -L faults); see doc/rails.rst, "Turning it off". With
+--controller=standalone the same faults hit the controller outside ceph-mgr (doc/controllers.rst):
+stopped and started again instead of disabled and enabled, SIGKILLed instead of its mgr.
 
 Goals checked: no acknowledged write lost and the pool deep-scrubs clean; no OSD held once
 `mgr/rails/active false` took effect, nor once the module was disabled or its mgr killed for
@@ -23,7 +25,7 @@ import pytest
 from conftest import require_codec
 from rails.controller import defer_interval_seconds
 from rails.topology import build_topology
-from rails_faults import SETTLE_SECONDS, FaultRun, deep_scrub, held_now, sample_osd
+from rails_faults import SETTLE_SECONDS, FaultRun, MgrModuleControl, deep_scrub, held_now, sample_osd
 
 pytestmark = pytest.mark.faults
 
@@ -41,24 +43,71 @@ def ceph_of(cluster):
     return ceph
 
 
-def start_mgr(cluster):
-    subprocess.run(["ceph-mgr", "-c", str(cluster.conf), "-i", "x"], check=True, timeout=60)
-
-
-def kill_mgr(cluster, sig=signal.SIGKILL):
-    pid = cluster.pid("mgr.x")
-    assert pid is not None, "mgr.x is not running"
+def signal_daemon(cluster, name, sig):
+    pid = cluster.pid(name)
+    assert pid is not None, f"{name} is not running"
     os.kill(pid, sig)
     while Path(f"/proc/{pid}").exists():
         time.sleep(0.05)
 
 
-def enable_rails(cluster, ceph):
-    """The module from this source tree, as doc/rails.rst's "Enabling it" does it."""
-    subprocess.run([str(REPO / "vstart-configs" / "enable_module.sh"), "--dir", str(cluster.directory), "rails"],
-                   check=True, stdout=sys.stderr, timeout=240)
-    for name, value in (("held_bytes_budget", BUDGET), ("perf_seconds", 1)):
-        ceph("config", "set", "mgr", f"mgr/rails/{name}", str(value))
+class MgrHost:
+    """The rails controller as the mgr module from this source tree (doc/rails.rst, "Enabling it")."""
+    name = "mgr"
+
+    def __init__(self, cluster, ceph):
+        self.cluster = cluster
+        self.control = MgrModuleControl(ceph)
+
+    def enable(self):
+        subprocess.run([str(REPO / "vstart-configs" / "enable_module.sh"), "--dir", str(self.cluster.directory),
+                        "rails"], check=True, stdout=sys.stderr, timeout=240)
+
+    def kill(self):
+        signal_daemon(self.cluster, "mgr.x", signal.SIGKILL)
+
+    def start(self):
+        subprocess.run(["ceph-mgr", "-c", str(self.cluster.conf), "-i", "x"], check=True, timeout=60)
+
+
+class StandaloneControl:
+    """What the faults do to the rails controller outside ceph-mgr: stop it and start it again."""
+    off_and_on = "controller stop, start"
+
+    def __init__(self, host, ceph):
+        self.host, self.ceph = host, ceph
+
+    def status(self) -> str:
+        return subprocess.run([str(REPO / "vstart-configs" / "erails-ctl.sh"), "--dir", str(self.host.cluster.directory),
+                               "rails", "status"], check=True, capture_output=True, text=True, timeout=120).stdout
+
+    def set_option(self, name: str, value: str) -> None:
+        self.ceph("config", "set", "mgr", f"mgr/rails/{name}", value, "--force")
+
+    def turn_off(self) -> None:
+        signal_daemon(self.host.cluster, "erails-rails", signal.SIGTERM)
+
+    def turn_on(self) -> None:
+        self.host.start()
+
+
+class ControllerHost:
+    """The rails controller outside ceph-mgr, as start.sh --controllers runs it."""
+    name = "controller"
+
+    def __init__(self, cluster, ceph):
+        self.cluster = cluster
+        self.control = StandaloneControl(self, ceph)
+
+    def enable(self):
+        self.start()
+
+    def kill(self):
+        signal_daemon(self.cluster, "erails-rails", signal.SIGKILL)
+
+    def start(self):
+        subprocess.run([str(REPO / "vstart-configs" / "start.sh"), "--dir", str(self.cluster.directory),
+                        "--controllers"], check=True, stdout=sys.stderr, timeout=240)
 
 
 def rails_pool(cluster, ceph):
@@ -85,11 +134,14 @@ def wait_for_held_osd_with_bytes(cluster, osds, timeout=60):
     raise AssertionError(f"no OSD held writes within {timeout} s")
 
 
-def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster):
+def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster, request):
     require_codec(cluster, "erails")
     ceph = ceph_of(cluster)
     pool = rails_pool(cluster, ceph)
-    enable_rails(cluster, ceph)
+    host = (ControllerHost if request.config.getoption("--controller") == "standalone" else MgrHost)(cluster, ceph)
+    host.enable()
+    for name, value in (("held_bytes_budget", BUDGET), ("perf_seconds", 1)):
+        host.control.set_option(name, str(value))
     osds = list(range(cluster.osds))
     topology = build_topology(json.loads(ceph("osd", "dump", "-f", "json")),
                               json.loads(ceph("osd", "crush", "dump", "-f", "json")))
@@ -100,7 +152,7 @@ def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster):
     print(f"\nload {os.getloadavg()}; bluestore_max_defer_interval {interval:g} s: a held write waits "
           f"at most {bound:g} s without a mgr; budget {BUDGET >> 20} MiB", flush=True)
 
-    run = FaultRun(cluster.rados, pool, osds, ceph, BUDGET, max_size=64 << 10).start()
+    run = FaultRun(cluster.rados, pool, osds, ceph, BUDGET, max_size=64 << 10, control=host.control).start()
     try:
         run.wait_for_module()
         run.fault("steady (module on, no fault)", lambda result: time.sleep(STEADY_SECONDS))
@@ -109,13 +161,13 @@ def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster):
 
         def mgr_kill(result):
             result.notes.append(f"held when killed {run.wait_until_some_osd_holds()}")
-            kill_mgr(cluster)
+            host.kill()
             time.sleep(without_mgr)
             result.held_after_off = held_now(cluster.rados, osds)
-            start_mgr(cluster)
+            host.start()
             run.wait_for_module()
             time.sleep(SETTLE_SECONDS)
-        killed_mgr = run.fault(f"mgr SIGKILL for {without_mgr:.0f} s", mgr_kill)
+        killed_mgr = run.fault(f"{host.name} SIGKILL for {without_mgr:.0f} s", mgr_kill)
 
         def osd_kill(result):
             victim = wait_for_held_osd_with_bytes(cluster, osds)
@@ -129,18 +181,18 @@ def test_faults_leave_no_osd_held_and_no_acknowledged_write_lost(cluster):
 
         def combined(result):
             victim = wait_for_held_osd_with_bytes(cluster, osds)
-            result.notes.append(f"mgr and osd.{victim} killed, the OSD holding")
-            kill_mgr(cluster)
+            result.notes.append(f"{host.name} and osd.{victim} killed, the OSD holding")
+            host.kill()
             cluster.kill_osd(victim)
             time.sleep(OSD_DOWN_SECONDS)
             cluster.start_osd(victim)
             cluster.wait_osd(victim, up=True, timeout=120)
             time.sleep(without_mgr)
             result.held_after_off = held_now(cluster.rados, osds)
-            start_mgr(cluster)
+            host.start()
             run.wait_for_module()
             time.sleep(2 * FRAME_SECONDS)
-        combined_fault = run.fault("mgr and a held OSD SIGKILLed together", combined)
+        combined_fault = run.fault(f"{host.name} and a held OSD SIGKILLed together", combined)
     finally:
         run.stop()
     cluster.wait_healthy(timeout=300)

@@ -9,5 +9,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 : "${ERAILS_RAILS_POOL:?ERAILS_RAILS_POOL must name a pool whose erails profile has crush-colors}"
-"$PYTHON" "$WORKUNIT_DIR/rails_faults.py" --pool "$ERAILS_RAILS_POOL" --seconds "${ERAILS_SECONDS:-30}"
+# rails_faults.py reads BlueStore's counters through the installed rails module's accounting: in
+# ceph-mgr's module directory, or erails' own where ceph-mgr runs no Python module.
+modules=$(ceph-conf -c /dev/null --show-config-value mgr_module_path):/usr/share/erails/python
+PYTHONPATH=$modules${PYTHONPATH:+:$PYTHONPATH} \
+    "$PYTHON" "$WORKUNIT_DIR/rails_faults.py" --pool "$ERAILS_RAILS_POOL" --seconds "${ERAILS_SECONDS:-30}"
 echo OK

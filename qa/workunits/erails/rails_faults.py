@@ -11,8 +11,9 @@ bytes passed the module's held_bytes_budget, or when an acknowledged write is lo
 
 Every SAMPLE_SECONDS a sampler asks each OSD, over librados, for bluestore_deferred_batch_ops
 (65535: held) and for the value of its deferred-write throttle (what BlueStore holds: while held the
-module makes BlueStore charge each transaction its bytes plus 1, see rails/settings.py) and its
-deferred_write_ops (grows when BlueStore applies deferred writes).
+module makes BlueStore charge each transaction its bytes plus 1, see rails/settings.py) and how
+many deferred writes it has submitted (rails.accounting reads the counter under each Ceph build's
+name; the workunit imports it from the installed rails module).
 """
 import argparse
 import json
@@ -27,6 +28,7 @@ from typing import Callable, Dict, List, Optional
 import rados
 
 from ack_workload import AckWorkload, verify_acked
+from rails.accounting import counters_from_perf_dump
 
 SAMPLE_SECONDS = 0.5
 HELD_BATCH_OPS = "65535"
@@ -42,7 +44,7 @@ class Sample:
     osd: int
     held: Optional[bool]       # None: the OSD did not answer (down)
     held_bytes: Optional[int]  # the deferred throttle's value
-    applied: Optional[int]     # deferred_write_ops
+    applied: Optional[int]     # deferred ops BlueStore submitted (rails.accounting.Counters.applied)
 
 
 def osd_json(cluster, osd: int, command: dict) -> Optional[dict]:
@@ -69,7 +71,8 @@ def sample_osd(cluster, osd: int) -> Sample:
     store = osd_json(cluster, osd, {"prefix": "perf dump", "logger": "bluestore", "format": "json"})
     held = config.get("bluestore_deferred_batch_ops") == HELD_BATCH_OPS
     held_bytes = None if throttle is None else throttle["throttle-bluestore_throttle_deferred_bytes"]["val"]
-    applied = None if store is None else store["bluestore"]["deferred_write_ops"]
+    counters = None if store is None else counters_from_perf_dump(store)
+    applied = None if counters is None else counters.applied
     return Sample(at, osd, held, held_bytes, applied)
 
 
@@ -156,15 +159,37 @@ class FaultResult:
                 + "".join(f"; {note}" for note in self.notes))
 
 
+class MgrModuleControl:
+    """The rails controller as the mgr module: what the faults do to it."""
+    off_and_on = "module disable, enable"
+
+    def __init__(self, ceph: Callable[..., str]):
+        self.ceph = ceph
+
+    def status(self) -> str:
+        return self.ceph("rails", "status")
+
+    def set_option(self, name: str, value: str) -> None:
+        self.ceph("config", "set", "mgr", f"mgr/rails/{name}", value)
+
+    def turn_off(self) -> None:
+        self.ceph("mgr", "module", "disable", "rails")
+
+    def turn_on(self) -> None:
+        self.ceph("mgr", "module", "enable", "rails")
+
+
 class FaultRun:
-    """Runs faults one after another under one workload and one sampler, measuring each."""
+    """Runs faults one after another under one workload and one sampler, measuring each. `control`
+    reaches the rails controller (default: the mgr module, through `ceph`)."""
 
     def __init__(self, cluster, pool: str, osds: List[int], ceph: Callable[..., str], budget: int,
-                 writers: int = 4, max_size: int = 256 << 10):
+                 writers: int = 4, max_size: int = 256 << 10, control=None):
         self.cluster = cluster
         self.pool = pool
         self.osds = osds
         self.ceph = ceph
+        self.control = control or MgrModuleControl(ceph)
         self.budget = budget
         self.results: List[FaultResult] = []
         self.workload = AckWorkload(cluster, pool, writers=writers, max_size=max_size, prefix="fault")
@@ -208,35 +233,35 @@ class FaultRun:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                self.ceph("rails", "status")
+                self.control.status()
                 return
             except subprocess.CalledProcessError:
                 time.sleep(1)
-        raise AssertionError(f"ceph rails status did not answer within {timeout} s")
+        raise AssertionError(f"rails status did not answer within {timeout} s")
 
     # --- the faults a client causes ----------------------------------------------------------
 
     def active_false(self, seconds: float) -> FaultResult:
         def act(result: FaultResult) -> None:
             self.wait_until_some_osd_holds()
-            self.ceph("config", "set", "mgr", "mgr/rails/active", "false")
+            self.control.set_option("active", "false")
             time.sleep(seconds)
             result.held_after_off = held_now(self.cluster, self.osds)
-            self.ceph("config", "set", "mgr", "mgr/rails/active", "true")
+            self.control.set_option("active", "true")
             time.sleep(SETTLE_SECONDS)
         return self.fault("mgr/rails/active false", act)
 
     def disable_enable(self, seconds: float) -> FaultResult:
         def act(result: FaultResult) -> None:
             held = self.wait_until_some_osd_holds()
-            self.ceph("mgr", "module", "disable", "rails")
+            self.control.turn_off()
             time.sleep(seconds)
             result.held_after_off = held_now(self.cluster, self.osds)
-            result.notes.append(f"held when disabled {held}")
-            self.ceph("mgr", "module", "enable", "rails")
+            result.notes.append(f"held when turned off {held}")
+            self.control.turn_on()
             self.wait_for_module()
             time.sleep(SETTLE_SECONDS)
-        return self.fault("module disable, enable", act)
+        return self.fault(self.control.off_and_on, act)
 
     # --- the end ----------------------------------------------------------------------------
 

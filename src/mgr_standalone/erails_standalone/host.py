@@ -115,7 +115,7 @@ class Host:
         self.cluster = cluster
         self.module_name = module_name
         self.log = logging.getLogger(f"erails.{module_name}")
-        self.pool = ThreadPoolExecutor(COMMAND_THREADS, thread_name_prefix=f"{module_name}-command")
+        self.executor = ThreadPoolExecutor(COMMAND_THREADS, thread_name_prefix=f"{module_name}-command")
         self.health_checks: Dict[str, dict] = {}
         self.health_listeners: List[Callable[[Dict[str, dict]], None]] = []
         self._options: Dict[str, str] = {}
@@ -195,7 +195,7 @@ class MgrModule:
             work = lambda: self._host.mon_command(json.loads(command), target=daemon_id)
         else:
             raise ValueError(f"daemon type is {daemon_type!r}; accepted: osd, mon")
-        self._host.pool.submit(lambda: result.complete(*work()))
+        self._host.executor.submit(lambda: result.complete(*work()))
 
     def mon_command(self, command: dict) -> Tuple[int, str, str]:
         return self._host.mon_command(command)

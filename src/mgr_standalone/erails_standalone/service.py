@@ -76,6 +76,7 @@ class Controller:
         self.command_lock = threading.Lock()
         self.watch_lost = threading.Event()
         self.module = None
+        self.host = None
         self.reported: Dict[str, dict] = {}
         self.ioctx = self._open_pool()
 
@@ -130,7 +131,7 @@ class Controller:
     def _run_active(self) -> None:
         self.log.info("active: running the %s controller (lock %s on %s/%s)", self.module_name, channel.LOCK_NAME,
                       self.pool, self.object)
-        host = Host(self.cluster, self.module_name)
+        host = self.host = Host(self.cluster, self.module_name)
         host.health_listeners.append(self._report_health)
         self.module = self.module_class(host)
         serve = threading.Thread(target=self.module.serve, name=f"{self.module_name}-serve")
@@ -160,7 +161,7 @@ class Controller:
                 self.log.error("the module did not stop in %d s", STOP_SECONDS)
             self._unlock()
             self._update_service("standby")
-            host.pool.shutdown(wait=False)
+            host.executor.shutdown(wait=False)
 
     def _watch(self) -> rados.Watch:
         """A watch breaks when its OSD session does (the PG moved, the OSD restarted); the loop
@@ -189,7 +190,7 @@ class Controller:
 
     def _command(self, request: dict) -> HandleCommandResult:
         if request.get("prefix") == f"{self.module_name} health":
-            return render_health(self.module._host.health_checks, request.get("format", "plain"))
+            return render_health(self.host.health_checks, request.get("format", "plain"))
         return run_command(self.module, self.specs, request)
 
     # --- health -----------------------------------------------------------------------------

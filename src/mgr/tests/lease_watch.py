@@ -4,6 +4,7 @@ import json
 import subprocess
 import time
 
+from ack_workload import verify_acked
 from eventually import wait_for
 from local_mgr import ceph
 from rails.settings import BATCH_OPS_MAX
@@ -62,3 +63,12 @@ def rails_pool_of_one_color_per_osd(env, osds, pool, frame_seconds):
     ceph(env, "osd", "erasure-code-profile", "set", f"{pool}profile", "plugin=erails", f"k={osds - 1}", "m=1",
          "crush-colors=" + ",".join(colors), f"rails-frame={frame_seconds}")
     ceph(env, "osd", "pool", "create", pool, "8", "8", "erasure", f"{pool}profile")
+
+
+def verify_and_disconnect(client, pool, workload):
+    """Reads back every write the stopped `workload` had acknowledged, then disconnects `client`;
+    fails when none was acknowledged or one reads back wrong."""
+    wrong = verify_acked(client, pool, workload.acked)
+    client.shutdown()
+    assert workload.acked, "no write was acknowledged"
+    assert not wrong, wrong[:5]

@@ -25,12 +25,12 @@ import time
 import pytest
 import rados
 
-from ack_workload import AckWorkload, verify_acked
+from ack_workload import AckWorkload
 from erails_standalone.channel import LOCK_SECONDS
 from erails_standalone.service import STANDBY_RETRY_SECONDS
 from eventually import wait_for
 from lease_watch import (RELEASE_MARGIN_SECONDS, held_osds, lease_of, rails_pool_of_one_color_per_osd,
-                         wait_for_a_leased_hold, wait_until_released)
+                         verify_and_disconnect, wait_for_a_leased_hold, wait_until_released)
 from local_mgr import REPO, ceph, local_cluster
 
 pytestmark = pytest.mark.cluster
@@ -209,7 +209,4 @@ def test_rails_leases_when_a_controller_is_killed_or_stopped(cluster):
         assert all(lease_of(env, osd)["state"] != "active" for osd in range(OSDS))
     finally:
         workload.stop()
-    wrong = verify_acked(client, POOL, workload.acked)
-    client.shutdown()
-    assert workload.acked, "no write was acknowledged"
-    assert not wrong, wrong[:5]
+    verify_and_disconnect(client, POOL, workload)

@@ -42,6 +42,7 @@ AccountId ShareSnapshot::account_of(OpClass op_class, std::uint64_t owner) const
 OsdShares::OsdShares(OsdSharesConfig config, Seconds now)
     : config_(config),
       estimator_(config.estimator, now),
+      writes_(config.writes, now),
       busy_since_(now),
       window_start_(now),
       last_now_(now) {
@@ -120,8 +121,8 @@ std::shared_ptr<const ShareSnapshot> OsdShares::snapshot() const {
   return snapshot_;
 }
 
-Seconds OsdShares::on_enqueue(AccountId account, RequestClass request_class, bool requeued,
-                              Seconds now) {
+Seconds OsdShares::on_enqueue(AccountId account, RequestClass request_class,
+                              std::uint64_t bytes, bool requeued, Seconds now) {
   std::lock_guard<std::mutex> lock(mutex_);
   now = clock(now);
   advance(now);
@@ -135,26 +136,35 @@ Seconds OsdShares::on_enqueue(AccountId account, RequestClass request_class, boo
   ++queued_;
   estimator_.on_dispatch(now);
   if (requeued) return 0;
-  return price_of(account, request_class);
+  return price_of(account, request_class, bytes);
 }
 
-Seconds OsdShares::price_of(AccountId account, RequestClass request_class) const {
+Seconds OsdShares::price_of(AccountId account, RequestClass request_class,
+                            std::uint64_t bytes) const {
+  if (request_class.operation == Operation::write) return writes_.price().of(bytes);
   if (account < accounts_.size()) {
-    const auto& price = accounts_[account].price[request_class.operation == Operation::write];
-    if (price) return *price;
+    if (writes_.writes_active()) {
+      if (const auto clean = writes_.clean_read(account)) return *clean;
+    }
+    if (const auto& price = accounts_[account].price[0]) return *price;
   }
   return estimator_.cost(request_class).value_or(config_.default_cost);
 }
 
+Seconds OsdShares::read_charge(AccountId account, Seconds measured) const {
+  if (!writes_.writes_active()) return measured;
+  return writes_.clean_read(account).value_or(measured);
+}
+
 RunningOp OsdShares::on_dispatch(AccountId account, RequestClass request_class,
-                                 Seconds estimate, Seconds now) {
+                                 std::uint64_t bytes, Seconds estimate, Seconds now) {
   std::lock_guard<std::mutex> lock(mutex_);
   now = clock(now);
   advance(now);
   accumulate_busy(now);
   ++in_flight_;
   if (queued_ > 0) --queued_;
-  const RunningOp running{account, request_class, estimate, run_clock_};
+  const RunningOp running{account, request_class, estimate, run_clock_, bytes};
   if (account == kNoAccount || account >= accounts_.size()) return running;
   Account& a = accounts_[account];
   ++a.ops;
@@ -172,11 +182,20 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   estimator_.on_completion(op.request_class, now);
   const Seconds measured = std::max(0.0, run_clock_ - op.started);
   if (op.account == kNoAccount || op.account >= accounts_.size()) return measured;
+  const bool write = op.request_class.operation == Operation::write;
+  Seconds charged;
+  if (write) {
+    writes_.on_write(op.bytes);
+    charged = writes_.price().of(op.bytes);
+  } else {
+    writes_.on_read(op.account, measured);
+    charged = read_charge(op.account, measured);
+  }
   Account& a = accounts_[op.account];
-  a.charged += measured;
-  auto& price = a.price[op.request_class.operation == Operation::write];
-  price = price ? *price + config_.price_gain * (measured - *price) : measured;
-  return measured;
+  a.charged += charged;
+  auto& price = a.price[write];
+  price = price ? *price + config_.price_gain * (charged - *price) : charged;
+  return charged;
 }
 
 void OsdShares::accumulate_busy(Seconds now) {
@@ -185,8 +204,12 @@ void OsdShares::accumulate_busy(Seconds now) {
     busy_running_ += now - busy_since_;
     run_clock_ += (now - busy_since_) / static_cast<double>(in_flight_);
   }
-  if (queued_ + in_flight_ > 0) busy_outstanding_ += now - busy_since_;
+  if (queued_ + in_flight_ > 0) {
+    busy_outstanding_ += now - busy_since_;
+    busy_outstanding_total_ += now - busy_since_;
+  }
   busy_since_ = now;
+  writes_.advance(now, busy_outstanding_total_);
 }
 
 void OsdShares::advance(Seconds now) {
@@ -242,6 +265,11 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
     out += std::string(i ? "," : "") + "\"" + kClassKeys[i] +
            "\":" + (cost ? real(*cost) : std::string("null"));
   }
+  const WritePrice& write = writes_.price();
+  out += "},\"write_price\":{\"method\":" + json_string(write.method) +
+         ",\"long_windows\":" + std::to_string(write.long_windows) +
+         ",\"per_op\":" + real(write.per_op) + ",\"per_mib\":" + real(write.per_byte * 1048576.0) +
+         ",\"reads_clean\":" + (writes_.writes_active() ? "true" : "false");
   out += "},\"clients\":[";
   bool first = true;
   for (const AccountId id : order_) {
@@ -259,6 +287,7 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
     if (a.price[0] || a.price[1]) {
       out += ",\"price\":{";
       if (a.price[0]) out += "\"read\":" + real(*a.price[0]);
+      if (const auto clean = writes_.clean_read(id)) out += ",\"read_clean\":" + real(*clean);
       if (a.price[1]) out += std::string(a.price[0] ? "," : "") + "\"write\":" + real(*a.price[1]);
       out += "}";
     }

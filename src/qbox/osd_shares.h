@@ -8,13 +8,15 @@
 // (a name that leaves the table and comes back keeps its id); three are fixed: background_recovery,
 // background_best_effort, and unreserved, which every client op whose owner is in no entry joins.
 //
-// Prices are measured (doc/dev/qbox-in-osd.md, "Costs"): an op's device time is its share of the
-// OSD's running time, each instant split evenly among the ops then running (dispatched, their
-// threads not back yet), so a 128 KiB read that keeps its thread four times as long as a 4 KiB
-// one costs four times as much, and the ops' shares of a window add up to the time any op ran.
-// An op is tagged at enqueue with its account's mean measured price for its operation (the
-// estimator's class cost until the account has one); when it completes, its account is charged
-// the measured time and the shard's queue moves the account's deadlines by the difference.
+// Reads are priced by what they measure (doc/dev/qbox-in-osd.md, "Costs"): a read's device time
+// is its share of the OSD's running time, each instant split evenly among the ops then running
+// (dispatched, their threads not back yet), so a 128 KiB read that keeps its thread four times as
+// long as a 4 KiB one costs four times as much. While writes are about, a read costs its
+// account's clean price instead, and a write what the write pricer infers from the rest of the
+// device's time (write_pricer.h): a write's own run is only its submission. An op is tagged at
+// enqueue with its account's mean price for its operation (the estimator's class cost until the
+// account has one; a write's price for its length); when it completes, its account is charged
+// its price and the shard's queue moves the account's deadlines by the difference.
 //
 // Achieved share = the measured device time of an account's ops that completed in the last
 // complete window / the window's length; backlogged = the fraction of that window in which the
@@ -40,6 +42,7 @@
 #include "qbox/request_class.h"
 #include "qbox/seconds.h"
 #include "qbox/share_table.h"
+#include "qbox/write_pricer.h"
 
 namespace erails::qbox {
 
@@ -65,6 +68,7 @@ struct RunningOp {
   RequestClass request_class;
   Seconds estimate = 0;  // the device time the op was tagged with at enqueue
   Seconds started = 0;   // the OSD's run clock at dispatch
+  std::uint64_t bytes = 0;  // a write's length; 0 for reads
 };
 
 // The table as the shards schedule by it; replaced as a whole, never changed in place.
@@ -87,6 +91,7 @@ struct OsdSharesConfig {
   // a change of the client's mix within some tens of ops.
   double price_gain = 0.05;
   CostEstimatorConfig estimator;
+  WritePricerConfig writes;
 };
 
 // What the adapter knows about the daemon, printed at the top of `qbox status`.
@@ -112,13 +117,16 @@ class OsdShares {
 
   // An op entered a shard's queue for `account` (kNoAccount: immediate). Returns the device time
   // it is estimated to cost, which the shard tags it with. `requeued`: an op put back after it
-  // was dequeued; it costs nothing more (it is charged what it measures when it runs again).
-  Seconds on_enqueue(AccountId account, RequestClass request_class, bool requeued, Seconds now);
+  // was dequeued; it costs nothing more (it is charged its price when it runs again). `bytes`: a
+  // write's length.
+  Seconds on_enqueue(AccountId account, RequestClass request_class, std::uint64_t bytes,
+                     bool requeued, Seconds now);
   // A shard handed the op to the OSD: it leaves the queue. The result goes back to on_completion.
-  RunningOp on_dispatch(AccountId account, RequestClass request_class, Seconds estimate,
-                        Seconds now);
+  RunningOp on_dispatch(AccountId account, RequestClass request_class, std::uint64_t bytes,
+                        Seconds estimate, Seconds now);
   // The thread that ran `op` came back for more: the op has completed. Charges its account the
-  // op's measured device time and returns it.
+  // op's device time and returns it: a read's measured time (its clean price while writes are
+  // about, write_pricer.h), a write's price.
   Seconds on_completion(const RunningOp& op, Seconds now);
 
   // `qbox status` as specified in doc/dev/qbox-in-osd.md.
@@ -141,7 +149,8 @@ class OsdShares {
     std::optional<Seconds> price[2];  // mean measured device time per op: read, write
   };
 
-  Seconds price_of(AccountId account, RequestClass request_class) const;
+  Seconds price_of(AccountId account, RequestClass request_class, std::uint64_t bytes) const;
+  Seconds read_charge(AccountId account, Seconds measured) const;
 
   AccountId account_for(const std::string& name);
   void accumulate_busy(Seconds now);
@@ -158,10 +167,12 @@ class OsdShares {
   std::vector<AccountId> order_;  // status order: table clients, then the fixed accounts
   std::unordered_map<std::string, AccountId> by_name_;
   CostEstimator estimator_;
+  WritePricer writes_;
   std::size_t in_flight_ = 0;    // dispatched, not completed
   std::size_t queued_ = 0;       // in any shard's queue
   Seconds busy_running_ = 0;     // in the current window: in_flight_ > 0
   Seconds busy_outstanding_ = 0;  // queued_ + in_flight_ > 0
+  Seconds busy_outstanding_total_ = 0;  // since the start, for the write pricer
   Seconds run_clock_ = 0;  // advances by dt / in_flight_ while ops run: each one's share of dt
   Seconds busy_since_;
   double last_busy_running_ = 0;  // of the last complete window, as fractions of it

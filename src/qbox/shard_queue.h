@@ -29,6 +29,7 @@ struct OpTraits {
   OpClass op_class = OpClass::client;
   std::uint64_t owner = 0;
   RequestClass request_class;
+  std::uint64_t bytes = 0;  // a write's length
 };
 
 template <class Op>
@@ -57,7 +58,7 @@ class ShardQueue {
       Queued next = std::move(immediate_.front());
       immediate_.pop_front();
       return Dispatched{std::move(next.op),
-                        shares_.on_dispatch(kNoAccount, next.request_class, 0, now)};
+                        shares_.on_dispatch(kNoAccount, next.request_class, next.bytes, 0, now)};
     }
     auto next = qbox_.dequeue(now);
     if (!next) return std::nullopt;
@@ -65,13 +66,13 @@ class ShardQueue {
     qbox_.on_completion();
     return Dispatched{std::move(next->request.op),
                       shares_.on_dispatch(next->client, next->request.request_class,
-                                          next->request.cost, now)};
+                                          next->request.bytes, next->request.cost, now)};
   }
 
-  // The thread that ran a dispatched op came back: the op's account pays what the op measured,
+  // The thread that ran a dispatched op came back: the op's account pays its price (osd_shares.h),
   // so the account's later deadlines move by the difference from the estimate it was tagged
   // with. Call from this shard's thread (under the shard lock, like every other call). Returns
-  // the measured device time.
+  // the price.
   Seconds complete(const RunningOp& op, Seconds now) {
     const Seconds measured = shares_.on_completion(op, now);
     if (op.account != kNoAccount) qbox_.charge(op.account, measured - op.estimate);
@@ -85,6 +86,7 @@ class ShardQueue {
   struct Queued {
     Op op{};
     RequestClass request_class;
+    std::uint64_t bytes = 0;
     Seconds cost = 0;
   };
 
@@ -98,8 +100,9 @@ class ShardQueue {
   void put(Op op, const OpTraits& traits, bool front, Seconds now) {
     if (shares_.generation() != snapshot_->generation) refresh();
     const AccountId account = snapshot_->account_of(traits.op_class, traits.owner);
-    const Seconds cost = shares_.on_enqueue(account, traits.request_class, front, now);
-    Queued queued{std::move(op), traits.request_class, cost};
+    const Seconds cost =
+        shares_.on_enqueue(account, traits.request_class, traits.bytes, front, now);
+    Queued queued{std::move(op), traits.request_class, traits.bytes, cost};
     if (account == kNoAccount) {
       if (front) {
         immediate_.push_front(std::move(queued));

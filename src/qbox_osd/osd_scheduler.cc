@@ -77,6 +77,7 @@ qbox::OpTraits traits_of(const OpSchedulerItem& item) {
   // The OSD sets an op's cost to the bytes it writes and reads' to 0 (ceph-abi.md); offsets are
   // inside the message, which we do not parse, so every op counts as random.
   traits.request_class = {item.cost > 0 ? Operation::write : Operation::read, qbox::Access::random};
+  traits.bytes = item.cost > 0 ? static_cast<std::uint64_t>(item.cost) : 0;
   return traits;
 }
 

@@ -121,9 +121,11 @@ TEST(OsdMeasuredPrice, AnAccountsOpsAreTaggedWithItsMeasuredMean) {
   // client.small has measured nothing yet: the estimator's cost for a random read (3 ms here).
   queue.enqueue(1, {OpClass::client, 2, kRead}, now);
   EXPECT_NEAR(queue.dequeue(now)->running.estimate, 0.003, 0.0005);
-  // Writes of client.big have no price of their own yet either: the estimator's (the default).
-  queue.enqueue(2, {OpClass::client, 1, {Operation::write, Access::random}}, now);
-  EXPECT_DOUBLE_EQ(queue.dequeue(now)->running.estimate, shares.default_cost());
+  // Writes are priced by their length, at the write pricer's prior until it has fitted one.
+  queue.enqueue(2, {OpClass::client, 1, {Operation::write, Access::random}, 4096}, now);
+  const WritePricerConfig prior;
+  EXPECT_DOUBLE_EQ(queue.dequeue(now)->running.estimate,
+                   prior.prior_per_op + prior.prior_per_byte * 4096);
 }
 
 // `qbox status` reports each account's mean price per operation once it has one (the mgr converts

@@ -9,6 +9,7 @@
 
 #include "qbox/osd_shares.h"
 #include "qbox/shard_queue.h"
+#include "qbox/share_table.h"
 
 namespace erails::qbox {
 namespace {
@@ -121,6 +122,41 @@ TEST(OsdWriteCost, WithoutAThrottleWritesArePricedAtSubmission) {
   const std::string status = shares.status_json({"active", "", "", "", 1}, now);
   EXPECT_LT(field(status, "outstanding"), 0.1) << status;
   EXPECT_LT(field(status, "rand_write"), 0.0003) << status;
+}
+
+// A reader and a writer, both backlogged, given 0.6 and 0.2 of the device, with Ceph's default
+// throttle: the writes wait inside the device and every read waits behind them. Priced by their
+// runs, the writes would cost their submission and the writer would take nearly the whole device
+// while the reader paid for the writes' time in its slow reads. Priced by the time the reads
+// leave (write_pricer.h), the device's own time splits 3:1.
+TEST(OsdWriteCost, AReaderAndAWriterShareTheDeviceByTargetBehindADeepThrottle) {
+  FakeOsd osd(0.001, 0.003, 1000);
+  OsdSharesConfig config;
+  config.window = 1.0;
+  OsdShares shares(config, 0);
+  ShareTable table;
+  table.epoch = 1;
+  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", 0.2, {2}}};
+  shares.set_table(table, 0);
+  ShardQueue<int> queue(shares);
+  Seconds now = 0;
+  Seconds device[2] = {0, 0};
+  int queued[2] = {0, 0};
+  while (now < 90) {
+    for (int c = 0; c < 2; ++c) {
+      for (; queued[c] < 8; ++queued[c]) {
+        queue.enqueue(c, {OpClass::client, static_cast<std::uint64_t>(c + 1), c ? kWrite : kRead, 65536}, now);
+      }
+    }
+    const auto op = queue.dequeue(now);
+    --queued[op->op];
+    if (now > 30) device[op->op] += op->op ? osd.write_cost : osd.read_cost;
+    now = osd.run(op->running.request_class, now);
+    queue.complete(op->running, now);
+  }
+  const std::string status = shares.status_json({"active", "", "", "", 1}, now);
+  EXPECT_NEAR(device[0] / (device[0] + device[1]), 0.75, 0.05) << status;
+  EXPECT_NE(status.find(R"("method":"residual")"), std::string::npos) << status;
 }
 
 TEST(OsdShares, BusyReportsRunningAndOutstandingFractions) {

@@ -1,0 +1,115 @@
+// The write pricer (write_pricer.h) on hand-made windows: the reads' clean envelope, the residual
+// of saturated windows, and the least-squares fit of write ops and bytes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "qbox/write_pricer.h"
+
+namespace erails::qbox {
+namespace {
+
+constexpr std::uint32_t kReader = 7;
+
+WritePricerConfig one_second_windows() {
+  WritePricerConfig config;
+  config.window = 1.0;
+  config.windows_per_long = 1;
+  return config;
+}
+
+// One saturated second: `reads` reads of kReader measured at `read_price` each, and the given writes.
+void saturated_second(WritePricer& pricer, Seconds& now, Seconds& busy, int reads,
+                      Seconds read_price, int writes, std::uint64_t bytes) {
+  for (int i = 0; i < reads; ++i) pricer.on_read(kReader, read_price);
+  for (int i = 0; i < writes; ++i) pricer.on_write(bytes);
+  now += 1.0;
+  busy += 1.0;
+  pricer.advance(now, busy);
+}
+
+TEST(WritePricer, WritesCostThePriorUntilAFit) {
+  const WritePricerConfig config = one_second_windows();
+  WritePricer pricer(config, 0);
+  EXPECT_STREQ(pricer.price().method, "prior");
+  EXPECT_DOUBLE_EQ(pricer.price().of(1 << 20), config.prior_per_op + config.prior_per_byte * (1 << 20));
+  EXPECT_FALSE(pricer.writes_active());
+}
+
+TEST(WritePricer, AReadAccountsCleanPriceIsItsCheapestWindow) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 100, 0.004, 0, 0);
+  saturated_second(pricer, now, busy, 500, 0.001, 0, 0);
+  saturated_second(pricer, now, busy, 250, 0.002, 0, 0);
+  // Too few reads for a mean: left out of the envelope.
+  saturated_second(pricer, now, busy, 3, 0.0001, 0, 0);
+  EXPECT_DOUBLE_EQ(*pricer.clean_read(kReader), 0.001);
+  EXPECT_FALSE(pricer.clean_read(kReader + 1));
+}
+
+// Reads cost 1 ms clean; each window the writes take what the reads leave. One writer size: its
+// ops and bytes are proportional, so the price is a per-byte one that gives each window's writes
+// the rest of it.
+TEST(WritePricer, OneWriterIsPricedAtTheTimeTheReadsLeave) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  // 600 reads measured at 1.67 ms (they waited behind the writes): 0.4 s left for 40 writes.
+  saturated_second(pricer, now, busy, 600, 1.0 / 600, 40, 65536);
+  saturated_second(pricer, now, busy, 800, 1.0 / 800, 20, 65536);
+  EXPECT_STREQ(pricer.price().method, "residual");
+  EXPECT_EQ(pricer.price().long_windows, 2u);
+  EXPECT_NEAR(pricer.price().of(65536), 0.01, 1e-9);
+  EXPECT_TRUE(pricer.writes_active());
+}
+
+// Two writer sizes in changing proportions: per op and per byte come apart.
+TEST(WritePricer, TwoWriterSizesSeparatePerOpFromPerByte) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  constexpr Seconds kPerOp = 0.0005, kPerByte = 2e-8;
+  const int small[] = {200, 50, 120, 10};
+  const int big[] = {2, 10, 5, 12};
+  for (int i = 0; i < 4; ++i) {
+    const Seconds writes = small[i] * (kPerOp + kPerByte * 4096) + big[i] * (kPerOp + kPerByte * (1 << 20));
+    const int reads = static_cast<int>((1.0 - writes) / 0.001);
+    for (int w = 0; w < small[i]; ++w) pricer.on_write(4096);
+    saturated_second(pricer, now, busy, reads, 0.0015, big[i], 1 << 20);
+  }
+  EXPECT_NEAR(pricer.price().per_op, kPerOp, 0.00005);
+  EXPECT_NEAR(pricer.price().per_byte, kPerByte, 2e-10);
+}
+
+// A window in which the OSD idled says nothing about what the writes cost: the device may have
+// had time to spare.
+TEST(WritePricer, UnsaturatedWindowsAreLeftOut) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  for (int i = 0; i < 10; ++i) pricer.on_write(65536);
+  now += 1.0;
+  busy += 0.3;
+  pricer.advance(now, busy);
+  EXPECT_STREQ(pricer.price().method, "prior");
+  EXPECT_TRUE(pricer.writes_active());
+}
+
+TEST(WritePricer, WritesStopBeingActiveALongWindowAfterTheLast) {
+  WritePricerConfig config;
+  config.window = 1.0;
+  config.windows_per_long = 3;
+  WritePricer pricer(config, 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 100, 0.001, 5, 4096);
+  EXPECT_TRUE(pricer.writes_active());
+  saturated_second(pricer, now, busy, 100, 0.001, 0, 0);
+  saturated_second(pricer, now, busy, 100, 0.001, 0, 0);
+  EXPECT_TRUE(pricer.writes_active());
+  saturated_second(pricer, now, busy, 100, 0.001, 0, 0);
+  EXPECT_FALSE(pricer.writes_active());
+}
+
+}  // namespace
+}  // namespace erails::qbox

@@ -1,0 +1,111 @@
+#pragma once
+// What a write costs the OSD's device, seen from its op scheduler (doc/dev/qbox-in-osd.md,
+// "Writes priced by the device time they cause"). A write's thread comes back at submission;
+// BlueStore does the device work later, where no op of QBox's runs, and meanwhile the reads that
+// wait behind it at the device run longer. So the time the writes take shows up as reads that
+// take longer, and pricing ops by their run charges the writers' device time to the readers.
+//
+// The thesis' way out (§3.5.1): know what reads cost when no writes disturb them, and infer the
+// writes' cost from the rest of a saturated interval. Here:
+//   - a read account's clean price is the lowest, over the short windows of the last
+//     `clean_history`, of the median of its reads' measured prices in the window: writes at the
+//     device make reads dearer, so the window with the cheapest reads is the one nearest to no
+//     writes, and the median is less moved than the mean by the reads that waited behind a
+//     write burst (the fake OSD of osd_write_cost_test.cc: no window there is free of writes);
+//   - in a short window where the OSD had ops outstanding at least `saturated` of the time, the
+//     device time left to the writes is that busy time minus every read's clean price;
+//   - over long windows (writes reach the media in bursts, thesis §3.3.3) that residual is fitted
+//     by least squares to write ops and write bytes: a write costs per_op + per_byte * bytes.
+// Until the first fit, writes cost the prior: deliberately dear, so that readers run clean while
+// the first envelope is taken (an underpriced writer would inflate every read and hide itself).
+//
+// Not thread-safe: OsdShares calls it under its mutex.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "qbox/seconds.h"
+
+namespace erails::qbox {
+
+struct WritePricerConfig {
+  Seconds window = 1.0;               // short window: read means, busy, the residual
+  std::size_t windows_per_long = 3;   // a long window: 3 s, as the thesis' writes (§3.3.3)
+  std::size_t long_history = 5;       // long windows in the least-squares fit
+  std::size_t clean_history = 60;     // short windows in a read account's envelope
+  std::size_t min_reads = 8;          // reads of an account in a short window for it to count
+  // The quantile of a window's read prices taken as that window's clean price. Lower quantiles
+  // were tried: a 128 KiB read that ran beside a 4 KiB one pays half its time, so low quantiles
+  // price big reads too low against small ones (fig. 3.2 on the emulated SSD, doc/dev).
+  double clean_quantile = 0.5;
+  double saturated = 0.95;            // busy fraction of a short window that counts as saturated
+  // How far apart the windows' write sizes must be for per op and per byte to be fitted apart: 1
+  // minus the squared cosine between the windows' op counts and byte counts (write_pricer.cc).
+  double distinct_sizes = 0.05;
+  // The prior: a write of 1 MiB costs 0.1 s, a device of 10 MB/s; dear on purpose (above).
+  Seconds prior_per_op = 0.0001;
+  Seconds prior_per_byte = 1e-7;
+};
+
+struct WritePrice {
+  Seconds per_op = 0;
+  Seconds per_byte = 0;
+  // "prior", or "residual" once fitted; how many long windows the fit had.
+  const char* method = "prior";
+  std::size_t long_windows = 0;
+
+  Seconds of(std::uint64_t bytes) const { return per_op + per_byte * static_cast<double>(bytes); }
+};
+
+class WritePricer {
+ public:
+  WritePricer(WritePricerConfig config, Seconds now);
+
+  // A read of `account` completed, having measured `price` (its share of the time ops ran).
+  void on_read(std::uint32_t account, Seconds price);
+  // A client write of `bytes` was submitted (its thread came back).
+  void on_write(std::uint64_t bytes);
+  // Closes the short windows that ended by `now`. `busy_total`: the OSD's cumulative time with any
+  // op outstanding, never decreasing.
+  void advance(Seconds now, Seconds busy_total);
+
+  std::optional<Seconds> clean_read(std::uint32_t account) const;
+  const WritePrice& price() const { return price_; }
+  // A write was submitted within the last long window: reads are then priced clean.
+  bool writes_active() const { return windows_since_write_ < config_.windows_per_long; }
+
+ private:
+  struct ReadWindows {
+    std::vector<Seconds> prices;  // of the current short window's reads
+    Seconds sum = 0;
+    std::vector<Seconds> lows;  // ring of recent short windows' low quantiles
+    std::size_t next = 0;
+  };
+  struct LongWindow {
+    double ops = 0;
+    double bytes = 0;
+    Seconds residual = 0;
+  };
+
+  void close_window(Seconds busy);
+  void close_long_window();
+  void fit();
+
+  WritePricerConfig config_;
+  std::unordered_map<std::uint32_t, ReadWindows> reads_;
+  Seconds window_end_;
+  Seconds busy_at_start_ = -1;
+  std::uint64_t write_ops_ = 0;   // in the current short window
+  std::uint64_t write_bytes_ = 0;
+  std::size_t windows_since_write_ = SIZE_MAX / 2;  // none yet
+  LongWindow current_long_;
+  std::size_t shorts_in_long_ = 0;
+  std::vector<LongWindow> history_;  // ring of the last long_history long windows
+  std::size_t history_next_ = 0;
+  WritePrice price_;
+};
+
+}  // namespace erails::qbox

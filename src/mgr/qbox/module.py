@@ -22,7 +22,7 @@ from .push import (STATUS_COMMAND, OsdReport, needing_push, next_epoch, read_pus
                    table_body)
 from .sessions import owners_by_name, without_shared
 from .settings import OPTION_TABLE, Settings, validate
-from .sla import client_prices, costs_by_osd, rederive, sla_entries
+from .sla import client_prices, costs_by_osd, rederive, sla_entries, write_prices_by_osd
 from .status import build_status, render_plain
 from .table import (Refusal, Table, from_json, parse_client_name, parse_utilization, remove_client, set_background,
                     set_client, set_throughput, to_json)
@@ -141,7 +141,7 @@ class Module(MgrModule):
     @CLIWriteCommand("qbox set-throughput")
     def qbox_set_throughput(self, client: str, iops: str, size: str, op: str,
                             access: Optional[str] = None) -> HandleCommandResult:
-        """Reserve what <iops> ops need of each OSD's device time, at the client's measured price (else the class's)"""
+        """Reserve what <iops> ops need of each OSD's device time: writes at the write price for <size>, reads at the client's measured price (else the class's)"""
         name = parse_client_name(client)
         if isinstance(name, Refusal):
             return _refused(name)
@@ -154,7 +154,8 @@ class Module(MgrModule):
         conversions: List[Derivation] = []
 
         def change(table: Table) -> Any:
-            conversion = derive(throughput, costs_by_osd(self._reports), client_prices(self._reports).get(name))
+            conversion = derive(throughput, costs_by_osd(self._reports), client_prices(self._reports).get(name),
+                                write_prices_by_osd(self._reports))
             if isinstance(conversion, Refusal):
                 return conversion
             admitted = set_throughput(table, name, throughput, conversion.utilization,
@@ -271,7 +272,7 @@ class Module(MgrModule):
         if self._store_problem is not None or not self._table.throughputs:
             return
         result = rederive(self._table, costs_by_osd(self._reports), self._settings.sla_lower_margin,
-                          client_prices(self._reports))
+                          client_prices(self._reports), write_prices_by_osd(self._reports))
         for name, why in result.refused.items():
             if self._sla_refused.get(name) is None:
                 self.log.warning("qbox: %s", why)

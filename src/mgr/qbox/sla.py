@@ -1,5 +1,6 @@
 """Keeping throughput SLAs admitted as the OSDs' prices move: every round the module converts each
-SLA again at the latest prices (the client's own measured ones, else the class estimates) and
+SLA again at the latest prices (the OSDs' fitted write prices, the client's own measured ones,
+else the class estimates) and
 admits the new utilization, or keeps the last admitted one and says why (QBOX_SLA_NOT_ADMITTED),
 so the table never sums above 1. Pure."""
 from dataclasses import dataclass, field
@@ -26,6 +27,12 @@ def costs_by_osd(reports: Dict[int, OsdReport]) -> Dict[int, Mapping[str, object
             if report.active and isinstance(report.status.get("costs") or {}, dict)}
 
 
+def write_prices_by_osd(reports: Dict[int, OsdReport]) -> Dict[int, Mapping[str, object]]:
+    """Each QBox OSD's `write_price`: what it charges a write, per op and per MiB, and how it knows."""
+    return {osd: report.status["write_price"] for osd, report in reports.items()
+            if report.active and isinstance(report.status.get("write_price"), dict)}
+
+
 def client_prices(reports: Dict[int, OsdReport]) -> Dict[str, Dict[int, Mapping[str, object]]]:
     """Client -> OSD -> the client's mean measured price per operation there (`price` of its entry
     in `qbox status`), from the OSDs that schedule with QBox and have one."""
@@ -39,14 +46,16 @@ def client_prices(reports: Dict[int, OsdReport]) -> Dict[str, Dict[int, Mapping[
 
 
 def rederive(table: Table, costs: Dict[int, Mapping[str, object]], lower_margin: float,
-             prices: Optional[Dict[str, Dict[int, Mapping[str, object]]]] = None) -> Rederived:
+             prices: Optional[Dict[str, Dict[int, Mapping[str, object]]]] = None,
+             write_prices: Optional[Dict[int, Mapping[str, object]]] = None) -> Rederived:
     """A utilization rises as soon as the price does (a guarantee never rests on an old, lower
     cost) but falls only once the price gives one lower_margin below it, so that price noise
     does not give the OSDs a new table every round. Falls are applied first: they only make room.
-    An SLA no OSD can price this round keeps its utilization. prices: client_prices."""
+    An SLA no OSD can price this round keeps its utilization. prices: client_prices; write_prices:
+    write_prices_by_osd."""
     derived, refused, changes = {}, {}, []
     for name, throughput in sorted(table.throughputs.items()):
-        conversion = derive(throughput, costs, (prices or {}).get(name))
+        conversion = derive(throughput, costs, (prices or {}).get(name), write_prices)
         if isinstance(conversion, Refusal):
             continue
         derived[name] = conversion

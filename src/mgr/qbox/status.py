@@ -19,13 +19,14 @@ def build_status(table: Table, epoch: int, owners: Dict[str, List[int]], up_osds
         report = reports.get(osd)
         if report is None:
             osds.append({"osd": osd, "state": "unknown", "reason": "not asked yet", "table_epoch": None,
-                         "in_sync": False, "costs": None, "window_seconds": None, "clients": []})
+                         "in_sync": False, "costs": None, "write_price": None, "window_seconds": None,
+                         "clients": []})
             continue
         status = report.status
         state = "active" if report.active else ("stock" if report.answered() else "no library")
         osds.append({"osd": osd, "state": state, "reason": report.reason, "table_epoch": report.epoch,
                      "in_sync": report.epoch == epoch, "costs": status.get("costs"),
-                     "window_seconds": status.get("window_seconds"),
+                     "write_price": status.get("write_price"), "window_seconds": status.get("window_seconds"),
                      "clients": [{key: entry.get(key) for key in ENTRY_KEYS} | {"owners": entry.get("owners", [])}
                                  for entry in status.get("clients", []) if isinstance(entry, dict)]})
     return {"now": now, "epoch": epoch, "sum": table.total(), "table": table_body(table, owners),
@@ -60,6 +61,24 @@ def _sla(sla: dict) -> str:
     return text
 
 
+def _write_price(write_price: Any) -> str:
+    """How an OSD prices a write, in one phrase."""
+    if not isinstance(write_price, dict):
+        return "write price: not reported"
+    text = (f"write price: {_number(write_price.get('per_op'), 1000.0)} ms per op + "
+            f"{_number(write_price.get('per_mib'), 1000.0)} ms per MiB, ")
+    if write_price.get("method") == "residual":
+        text += (f"fitted to the device time reads left over {write_price.get('long_windows')} saturated "
+                 "3 s windows")
+    else:
+        text += "the prior (no saturated window with writes yet)"
+    return text + ("; reads priced clean" if write_price.get("reads_clean") else "")
+
+
+def _client_price(price: Any, op: str) -> str:
+    return _number(price.get(op), 1000.0) if isinstance(price, dict) else "-"
+
+
 def render_plain(status: dict) -> str:
     table = status["table"]
     lines = [f"qbox table epoch {status['epoch']}: utilizations sum to {status['sum']:.3f} of 1"]
@@ -78,11 +97,14 @@ def render_plain(status: dict) -> str:
         lines.append(f"osd.{osd['osd']}: active, table epoch {osd['table_epoch']} ({sync}), window "
                      f"{_number(osd['window_seconds'], digits=1)} s, estimated ms per op: "
                      + " ".join(f"{name} {_number(costs.get(name), 1000.0)}" for name in COST_CLASSES))
-        lines.append(f"  {'client':<24} {'target':>7} {'achieved':>9} {'backlogged':>11} {'ops':>8} {'queued':>7}")
+        lines.append(f"  {_write_price(osd.get('write_price'))}")
+        lines.append(f"  {'client':<24} {'target':>7} {'achieved':>9} {'backlogged':>11} {'ops':>8} {'queued':>7}"
+                     f" {'read ms':>8} {'write ms':>9}")
         for entry in osd["clients"]:
             lines.append(f"  {str(entry['name']):<24} {_number(entry['target']):>7} {_number(entry['achieved']):>9} "
                          f"{_number(entry['backlogged'], digits=2):>11} {_count(entry['ops']):>8} "
-                         f"{_count(entry['queued']):>7}")
+                         f"{_count(entry['queued']):>7} {_client_price(entry.get('price'), 'read'):>8} "
+                         f"{_client_price(entry.get('price'), 'write'):>9}")
     for osd, why in status["push_failures"].items():
         lines.append(why)
     lines.extend(status["problems"])

@@ -1,10 +1,12 @@
 """A throughput SLA (`ceph qbox set-throughput`): so many ops per second of one size and class,
 and its conversion into a utilization the way the broker does it (src/qbox/broker.h,
-utilization_for): u = iops x the cost in device seconds per op. The cost is the client's own mean
-measured price for the operation where an OSD reports one in `qbox status` (the OSDs charge each op
-what it measured, so an SLA for ops larger than typical must be priced at what its ops cost), else
-the class cost the OSDs' QBox estimates, not a device profile's worst case. The size is checked and
-shown but prices nothing: the OSDs cannot see an op's length. Pure; the test vectors in
+utilization_for): u = iops x the cost in device seconds per op. A write's cost is the OSDs' fitted
+write price for the SLA's size (`write_price` in `qbox status`: per op plus per byte, what the OSDs
+charge a write of that length). A read's is the client's own mean measured read price where an OSD
+reports one (the OSDs charge each read what it measured, so an SLA for reads larger than typical
+must be priced at what its reads cost); its size prices nothing, since an OSD cannot see a read's
+length, and the answer says so. Else the class cost the OSDs' QBox estimates, not a device
+profile's worst case. Pure; the test vectors in
 src/qbox/testdata/throughput_vectors.txt hold the formula and the accepted rates that both the
 broker and this file must agree on."""
 import errno
@@ -47,6 +49,8 @@ class Throughput:
 # Derivation.source: what priced an SLA.
 CLIENT_PRICE = "client"
 CLASS_ESTIMATE = "class"
+WRITE_PRICE = "write_price"
+MiB = 1048576
 
 
 @dataclass(frozen=True)
@@ -61,13 +65,18 @@ class Derivation:
     source: str = CLASS_ESTIMATE
 
     def price(self) -> str:
+        if self.source == WRITE_PRICE:
+            return "the fitted write price of a write that size"
         if self.source == CLIENT_PRICE:
             return f"the client's measured {self.cost_class} price"
         return f"the {self.cost_class} estimate"
 
     def describe(self, throughput: Throughput) -> str:
-        return (f"{throughput.iops:g} x {self.cost * 1000:.4g} ms ({self.price()} on osd.{self.osd}, the "
+        text = (f"{throughput.iops:g} x {self.cost * 1000:.4g} ms ({self.price()} on osd.{self.osd}, the "
                 f"dearest OSD) = {self.utilization:.4g}")
+        if throughput.op == "read":
+            text += " (the size prices nothing: an OSD cannot see a read's length)"
+        return text
 
 
 def parse_iops(text: str) -> Union[float, Refusal]:
@@ -118,15 +127,39 @@ def _estimate(costs: Mapping[str, object], throughput: Throughput) -> Optional[T
     return None
 
 
+def fitted_write_cost(write_price: object, size: int) -> Optional[float]:
+    """What an OSD charges a write of `size` bytes, from its `write_price`; None until it has fitted
+    one (its prior is dear on purpose and would over-reserve)."""
+    if not isinstance(write_price, Mapping) or write_price.get("method") != "residual":
+        return None
+    per_op, per_mib = write_price.get("per_op"), write_price.get("per_mib")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+               for v in (per_op, per_mib)):
+        return None
+    cost = float(per_op) + float(per_mib) * size / MiB
+    return cost if cost > 0 else None
+
+
 def derive(throughput: Throughput, costs_by_osd: Dict[int, Mapping[str, object]],
-           prices_by_osd: Optional[Dict[int, Mapping[str, object]]] = None) -> Union[Derivation, Refusal]:
+           prices_by_osd: Optional[Dict[int, Mapping[str, object]]] = None,
+           write_prices_by_osd: Optional[Dict[int, Mapping[str, object]]] = None) -> Union[Derivation, Refusal]:
     """The utilization at the dearest OSD's cost: the table has one utilization per client for
     every OSD, and a client's ops may reach any OSD that is primary for one of its PGs, so it must
-    get its rate on the OSD where an op costs most. prices_by_osd: the client's own mean measured
-    price per operation on each OSD that reports one (`price` of its `qbox status` entry); where any
-    OSD has one for the SLA's operation, the dearest of those prices it, since that is what the OSDs
-    charge its ops; else the class estimates do. Refused (EAGAIN) while neither exists."""
+    get its rate on the OSD where an op costs most. A write SLA is priced at the OSDs' fitted write
+    prices for its size (write_prices_by_osd: `write_price` of each OSD's `qbox status`) where any
+    OSD has fitted one. prices_by_osd: the client's own mean price per operation on each OSD that
+    reports one (`price` of its `qbox status` entry); where any OSD has one for the SLA's operation,
+    the dearest of those prices it, since that is what the OSDs charge its ops; else the class
+    estimates do. Refused (EAGAIN) while none exists."""
     dearest = None
+    if throughput.op == "write":
+        for osd, write_price in sorted((write_prices_by_osd or {}).items()):
+            cost = fitted_write_cost(write_price, throughput.size)
+            if cost is not None and (dearest is None or cost > dearest[1]):
+                dearest = (osd, cost)
+        if dearest is not None:
+            osd, cost = dearest
+            return Derivation(utilization(throughput.iops, cost), osd, throughput.op, cost, WRITE_PRICE)
     for osd, prices in sorted((prices_by_osd or {}).items()):
         price = prices.get(throughput.op) if isinstance(prices, Mapping) else None
         if _positive(price) and (dearest is None or price > dearest[1]):

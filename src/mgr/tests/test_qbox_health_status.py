@@ -13,10 +13,10 @@ def entry(name, target, achieved, backlogged, klass="client"):
             "backlogged": backlogged, "ops": 10, "queued": 1}
 
 
-def active(osd, *entries, epoch=1):
+def active(osd, *entries, epoch=1, write_price=None):
     status = {"state": "active", "reason": "", "table_epoch": epoch, "window_seconds": 1.0, "shards": 5,
               "costs": {"seq_read": 0.0002, "rand_read": 0.008, "seq_write": None, "rand_write": 0.01},
-              "clients": list(entries)}
+              "write_price": write_price, "clients": list(entries)}
     return read_status(osd, 0, json.dumps(status), "")
 
 
@@ -66,19 +66,24 @@ def test_up_osds_not_scheduling_with_qbox_are_named_with_the_reason():
 
 def test_status_shows_per_osd_and_client_target_costs_and_achieved_share():
     table = set_client(Table(), "client.alice", 0.3)
-    reports = {0: active(0, entry("client.alice", 0.3, 0.29, 0.95), epoch=2),
+    write_price = {"method": "residual", "long_windows": 4, "per_op": 0.0001, "per_mib": 0.04, "reads_clean": True}
+    alice = dict(entry("client.alice", 0.3, 0.29, 0.95), price={"read": 0.002, "write": 0.041})
+    reports = {0: active(0, alice, epoch=2, write_price=write_price),
                1: read_status(1, 0, "", "unknown command prefix qbox status")}
     status = build_status(table, 2, {"client.alice": [4125]}, [0, 1, 2], reports, {}, [], 0.0)
     assert [osd["state"] for osd in status["osds"]] == ["active", "no library", "unknown"]
     assert status["osds"][0]["in_sync"] and status["osds"][0]["costs"]["rand_read"] == 0.008
     assert status["osds"][0]["clients"][0]["achieved"] == 0.29
+    assert status["osds"][0]["write_price"] == write_price
     assert json.loads(json.dumps(status)) == status
     text = render_plain(status)
     assert "qbox table epoch 2: utilizations sum to 0.450 of 1" in text
     assert "client.alice             0.300  sessions 4125" in text
     assert "osd.0: active, table epoch 2 (in sync), window 1.0 s, estimated ms per op: seq_read 0.200 " \
            "rand_read 8.000 seq_write - rand_write 10.000" in text
-    assert "  client.alice               0.300     0.290        0.95       10       1" in text
+    assert "  write price: 0.100 ms per op + 40.000 ms per MiB, fitted to the device time reads left over 4 " \
+           "saturated 3 s windows; reads priced clean" in text
+    assert "  client.alice               0.300     0.290        0.95       10       1    2.000    41.000" in text
     assert "osd.1: no library: `qbox status` is not a command of this OSD" in text
 
 

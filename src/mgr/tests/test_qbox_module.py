@@ -158,8 +158,8 @@ def test_a_throughput_sla_follows_the_osds_estimates_within_admission_and_surviv
     ret, _, message = module.qbox_set_throughput("client.alice", "500", "4096", "read")
     assert ret == 0, message
     assert message.startswith("client.alice: 500 IOPS of 4096-byte random reads -> utilization 500 x 1 ms "
-                              "(the rand_read estimate on osd.0, the dearest OSD) = 0.5; utilizations now sum to 0.65 "
-                              "of 1")
+                              "(the rand_read estimate on osd.0, the dearest OSD) = 0.5 (the size prices nothing: an "
+                              "OSD cannot see a read's length); utilizations now sum to 0.65 of 1")
     assert module.qbox_set_throughput("client.alice", "900", "4096", "read")[0] == -34
     assert module.qbox_set("client.bob", "0.3")[0] == 0
 

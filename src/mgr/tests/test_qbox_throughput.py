@@ -10,10 +10,10 @@ import pytest
 from qbox.health import health_checks
 from qbox.push import read_status
 from qbox.refusal import Refusal
-from qbox.sla import client_prices, costs_by_osd, rederive, sla_entries
+from qbox.sla import client_prices, costs_by_osd, rederive, sla_entries, write_prices_by_osd
 from qbox.status import build_status, render_plain
 from qbox.table import Table, from_json, remove_client, set_client, set_throughput, to_json
-from qbox.throughput import (CLASS_ESTIMATE, CLIENT_PRICE, MAX_SIZE, Throughput, derive, parse_iops,
+from qbox.throughput import (CLASS_ESTIMATE, CLIENT_PRICE, MAX_SIZE, WRITE_PRICE, Throughput, derive, parse_iops,
                               parse_throughput, utilization)
 
 VECTORS = os.path.join(os.path.dirname(__file__), "..", "..", "qbox", "testdata", "throughput_vectors.txt")
@@ -74,7 +74,8 @@ def test_the_dearest_osd_prices_the_sla():
     assert (conversion.osd, conversion.cost_class, conversion.cost) == (1, "rand_read", 0.0012)
     assert conversion.utilization == pytest.approx(0.6)
     assert conversion.source == CLASS_ESTIMATE
-    assert conversion.describe(READS) == "500 x 1.2 ms (the rand_read estimate on osd.1, the dearest OSD) = 0.6"
+    assert conversion.describe(READS) == ("500 x 1.2 ms (the rand_read estimate on osd.1, the dearest OSD) = 0.6 "
+                                          "(the size prices nothing: an OSD cannot see a read's length)")
 
 
 def test_the_clients_own_measured_price_is_preferred_to_the_class_estimate():
@@ -85,7 +86,8 @@ def test_the_clients_own_measured_price_is_preferred_to_the_class_estimate():
         0, "read", 0.004, CLIENT_PRICE)
     assert conversion.utilization == pytest.approx(2.0)
     assert conversion.describe(READS) == (
-        "500 x 4 ms (the client's measured read price on osd.0, the dearest OSD) = 2")
+        "500 x 4 ms (the client's measured read price on osd.0, the dearest OSD) = 2 "
+        "(the size prices nothing: an OSD cannot see a read's length)")
     # A sequential SLA pays the same: the OSDs price the client's ops, not their access pattern.
     assert derive(Throughput(500.0, 4096, "read", "seq"), costs, {0: {"read": 0.004}}).cost == 0.004
 
@@ -97,6 +99,44 @@ def test_without_a_price_of_its_own_for_the_operation_the_class_estimate_prices_
     conversion = derive(READS, {0: {"rand_read": 0.001}, 1: {"rand_read": 0.0012}}, prices)
     assert (conversion.osd, conversion.cost_class, conversion.cost, conversion.source) == (
         1, "rand_read", 0.0012, CLASS_ESTIMATE)
+
+
+FITTED = {"method": "residual", "long_windows": 5, "per_op": 0.0001, "per_mib": 0.04, "reads_clean": True}
+
+
+def test_a_write_sla_is_priced_at_the_dearest_fitted_write_price_for_its_size():
+    writes = Throughput(20.0, 1048576, "write", "seq")
+    write_prices = {0: FITTED, 1: dict(FITTED, per_op=0.0002, per_mib=0.02),
+                    2: dict(FITTED, method="prior", per_op=1.0, per_mib=1.0)}
+    conversion = derive(writes, {0: {"rand_write": 0.0001}}, {0: {"write": 0.0001}}, write_prices)
+    assert (conversion.osd, conversion.cost_class, conversion.source) == (0, "write", WRITE_PRICE)
+    assert conversion.cost == pytest.approx(0.0401)
+    assert conversion.utilization == pytest.approx(0.802)
+    assert conversion.describe(writes) == (
+        "20 x 40.1 ms (the fitted write price of a write that size on osd.0, the dearest OSD) = 0.802")
+    # The size is what the price is for: 4 KiB writes at osd.1's per-op price are the dearer.
+    small = derive(Throughput(1000.0, 4096, "write", "rand"), {}, None, write_prices)
+    assert small.osd == 1 and small.cost == pytest.approx(0.0002 + 0.02 / 256)
+
+
+@pytest.mark.parametrize("write_price", [None, {}, dict(FITTED, method="prior"), dict(FITTED, per_mib=-1.0),
+                                         dict(FITTED, per_op=math.inf), dict(FITTED, per_op="0.1"),
+                                         dict(FITTED, per_op=0, per_mib=0), ["residual"]])
+def test_without_a_fitted_write_price_a_write_sla_is_priced_as_before(write_price):
+    writes = Throughput(20.0, 1048576, "write", "rand")
+    conversion = derive(writes, {0: {"rand_write": 0.003}}, {0: {"write": 0.002}}, {0: write_price})
+    assert (conversion.cost, conversion.source) == (0.002, CLIENT_PRICE)
+    assert "cannot see" not in conversion.describe(writes)
+
+
+def test_write_prices_come_only_from_osds_scheduling_with_qbox():
+    def status(state, write_price):
+        return json.dumps({"state": state, "table_epoch": 1, "costs": {}, "write_price": write_price})
+    reports = {0: read_status(0, 0, status("active", FITTED), ""),
+               1: read_status(1, 0, status("stock", FITTED), ""),
+               2: read_status(2, 0, status("active", "junk"), ""),
+               3: read_status(3, 0, "", "unknown command prefix qbox status")}
+    assert write_prices_by_osd(reports) == {0: FITTED}
 
 
 def test_a_clients_price_prices_its_sla_even_before_any_osd_estimates_the_class():

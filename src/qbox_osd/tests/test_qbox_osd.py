@@ -155,6 +155,19 @@ def test_rados_bench_runs_through_qbox(cluster):
     for report in reports:
         assert set(report["busy"]) == {"running", "outstanding"}, report
         assert 0 <= report["busy"]["running"] <= report["busy"]["outstanding"] <= 1, report
+    # Every write of the bench (its objects and its metadata object) was at most 4 KiB and charged
+    # what write_price says a write of its length costs: at the prior until a saturated window
+    # with writes was fitted.
+    for report in reports:
+        write_price = report["write_price"]
+        assert set(write_price) == {"method", "long_windows", "per_op", "per_mib", "reads_clean"}, report
+        assert write_price["method"] in ("prior", "residual") and write_price["per_op"] >= 0, report
+        if write_price["method"] == "prior":
+            assert write_price["long_windows"] == 0, report
+            unreserved = report["clients"][-1]
+            if "write" in unreserved.get("price", {}):
+                largest = write_price["per_op"] + write_price["per_mib"] * 4096 / 1048576
+                assert write_price["per_op"] <= unreserved["price"]["write"] <= largest * (1 + 1e-9), report
 
 
 def test_dump_op_pq_state_shows_each_shards_queue(cluster):

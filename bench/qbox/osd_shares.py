@@ -5,21 +5,23 @@ clients of their own cephx names, and an OSD killed and restarted under client l
   python3 bench/qbox/osd_shares.py --plugin-dir <build>/erasure-code --device hdd|ssd|files
                                    [--time-scale X] [--out DIR] [--recovery] [--port-base P]
                                    [--dir DIR] [--seconds S] [--op-shards N --shard-threads T]
-                                   [--bluestore-throttle BYTES] [--pool-size 1|2]
+                                   [--bluestore-throttle BYTES] [--osds 1|2] [--pool-size 1|2]
 
-One run, on one cluster (2 BlueStore OSDs, a size-2 pool (--pool-size) with min_size 1, the qbox mgr module
+One run, on one cluster (2 BlueStore OSDs (--osds), a size-2 pool (--pool-size) with min_size 1, the qbox mgr module
 enabled from this tree): the clients connect once and write their objects; each runs alone
 (its standalone IOPS, the black-box measure's denominator); then under QBox (targets set with
 `ceph qbox set` through the mgr), then stock wpq, then stock mclock_scheduler (only the OSDs are
 restarted between schedulers: same pool, same data, same client sessions), fig. 3.2 (three
 streams at 0.1, a random reader at 0.5), fig. 3.2r (the same with readers only: two sequential
-at 0.1, the random one at 0.6) and fig. 3.15 (two sequential readers ramping 0.35 <->
+at 0.1, the random one at 0.6), 3.2w (write-heavy: a 4 KiB random writer and a 1 MiB sequential
+writer at 0.2, a 4 KiB random reader at 0.6) and fig. 3.15 (two sequential readers ramping 0.35 <->
 0.05 in steps, a random reader at 0.4). With --recovery, under QBox and then wpq: osd.1 is
 killed (SIGKILL) while fig. 3.2's (or --recovery-mix 3.2r's) clients run and a writer adds objects, and restarted; client
 IOPS and degraded objects are recorded per window while recovery proceeds at its utilization.
 
 Outputs in --out (default bench/qbox/results), prefix osd_<device>: per figure and scheduler the
-per-window CSV (IOPS, black-box share, estimator share), a summary CSV with every client's error
+per-window CSV (IOPS, black-box share, estimator share; under QBox also <...>_prices.csv, how each
+OSD priced writes and each client's prices), a summary CSV with every client's error
 and the goal check, PNG plots; <prefix>_recovery.csv/.png; <prefix>.conditions.txt. Prints the
 per-client error and pass/miss. The cluster is stopped at the end; its logs stay in --dir.
 """
@@ -50,7 +52,6 @@ KiB, MiB = 1024, 1024 * 1024
 # Device kinds: model file of start.sh --emulate-ssd and the time_scale that makes the emulated
 # device, not the 2 CPUs, the bottleneck (the run checks it: alone IOPS against plain files).
 DEVICES = {"hdd": ("hdd_7200.conf", 2.0), "ssd": ("intel510_drive_b.conf", 50.0), "files": (None, None)}
-OSDS = 2
 POOL = "qev"
 PGS = 16
 OBJECT_SIZE = 4 * MiB
@@ -71,10 +72,13 @@ CLIENTS = {
 # qev-sr2 runs the same pattern on objects of its own: its standalone IOPS are qev-sr's.
 ALONE_AS = {"client.qev-sr2": "client.qev-sr"}
 FIG_3_2 = {"client.qev-sr": 0.1, "client.qev-sw": 0.1, "client.qev-rw": 0.1, "client.qev-rr": 0.5}
-# Fig. 3.2 with readers only (3.2r): the library prices writes by their submission, not their device
-# time (doc/dev/qbox-in-osd.md), so this separates how QBox shares reads from how it mis-prices writes.
+# Fig. 3.2 with readers only (3.2r): how QBox shares reads, apart from how it prices writes.
 FIG_3_2R = {"client.qev-sr": 0.1, "client.qev-sr2": 0.1, "client.qev-rr": 0.6}
-FIXED = {"3.2": FIG_3_2, "3.2r": FIG_3_2R}
+# A write-heavy mix (3.2w): a 4 KiB random writer, a 1 MiB sequential writer and a 4 KiB random
+# reader at 0.2 / 0.2 / 0.6 of what the background classes leave (the figures' shares are of the
+# clients' sum, as fig. 3.2's 0.1 / 0.1 / 0.1 / 0.5 are 0.125 / ... / 0.625).
+FIG_3_2W = {"client.qev-rw": 0.16, "client.qev-sw": 0.16, "client.qev-rr": 0.48}
+FIXED = {"3.2": FIG_3_2, "3.2r": FIG_3_2R, "3.2w": FIG_3_2W}
 RAMP_STEPS = 6
 FIG_3_15 = {"client.qev-sr": (0.35, 0.05), "client.qev-sr2": (0.05, 0.35), "client.qev-rr": (0.4, 0.4)}
 BACKGROUND = {"recovery": 0.15, "best_effort": 0.05}
@@ -200,7 +204,7 @@ class Cluster:
         self.admin = None
 
     def start(self, scheduler, fresh=False):
-        cmd = [str(VSTART / "start.sh"), "--dir", str(self.dir), "--osds", str(OSDS),
+        cmd = [str(VSTART / "start.sh"), "--dir", str(self.dir), "--osds", str(self.args.osds),
                "--port-base", str(self.args.port_base), "--plugin-dir", self.args.plugin_dir,
                "--block-size", "2G", "--scheduler", scheduler, "--timeout", "300"]
         model, _ = DEVICES[self.args.device]
@@ -218,7 +222,7 @@ class Cluster:
             time.sleep(0.2)
 
     def restart_osds(self, scheduler):
-        for osd in range(OSDS):
+        for osd in range(self.args.osds):
             self.stop_osd(osd)
         self.start(scheduler)
 
@@ -356,7 +360,7 @@ class Run:
             self.epoch += 1
             command = json.dumps({"prefix": "qbox set", "table": json.dumps(
                 ev.osd_table(self.epoch, self.table, self.ids, BACKGROUND))})
-            for osd in range(OSDS):
+            for osd in range(self.args.osds):
                 ret, _, err = self.cluster.admin.osd_command(osd, command, b"", timeout=30)
                 if ret:
                     raise RuntimeError(f"qbox set on osd.{osd}: {err.strip()} ({ret})")
@@ -375,7 +379,7 @@ class Run:
 
     def wait_table_in_osds(self):
         def in_force():
-            for osd in range(OSDS):
+            for osd in range(self.args.osds):
                 status = self.cluster.qbox_status(osd)
                 if not status or status.get("state") != "active":
                     return False
@@ -406,17 +410,17 @@ class Run:
         return {n: r[1] for n, r in replies.items()}, sum(r[2] for r in replies.values())
 
     def sampler(self, seconds, samples):
-        """qbox status of every OSD once a window, as (t, osd, {entry: achieved})."""
+        """qbox status of every OSD once a window, as (t, osd, {entry: achieved}, {entry: backlogged},
+        the status itself)."""
         def sample(start):
             while time.time() < start + seconds:
                 time.sleep(WINDOW)
                 t = time.time() - start
-                for osd in range(OSDS):
+                for osd in range(self.args.osds):
                     status = self.cluster.qbox_status(osd)
                     if status and status.get("state") == "active":
                         samples.append((t, osd, {c["name"]: c["achieved"] for c in status["clients"]},
-                                        {c["name"]: c["backlogged"] for c in status["clients"]},
-                                        status.get("costs")))
+                                        {c["name"]: c["backlogged"] for c in status["clients"]}, status))
         return sample
 
     # ------------------------------------------------------------ alone and the figures
@@ -481,8 +485,8 @@ class Run:
         by_window = {}
         for t, osd, achieved, backlogged, _ in samples:
             k = int(t // WINDOW) + 1
-            for name, a in achieved.items():
-                by_window.setdefault((k * WINDOW, name), []).append((a, backlogged.get(name)))
+            for client, a in achieved.items():
+                by_window.setdefault((k * WINDOW, client), []).append((a, backlogged.get(client)))
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time_s", "client", "target", "iops", "black_box_share", "qbox_achieved_mean_osds",
@@ -494,6 +498,25 @@ class Run:
                 w.writerow([r["time_s"], r["client"], f"{float(r['target_util']):.4f}", r["iops"],
                             f"{float(r['iops']) / alone[r['client']]:.4f}",
                             f"{sum(a) / len(a):.4f}" if a else "", f"{sum(b) / len(b):.3f}" if b else ""])
+        if samples:
+            self.write_prices(name, samples)
+
+    def write_prices(self, name, samples):
+        """<prefix>_<name>_prices.csv: per sample, OSD and client, how the OSD priced a write
+        (write_price of `qbox status`) and the client's read, clean read and write prices, in ms."""
+        def ms(value):
+            return f"{value * 1000:.4f}" if isinstance(value, (int, float)) else ""
+        with open(self.out / f"{self.prefix}_{name}_prices.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["time_s", "osd", "write_method", "long_windows", "write_ms_per_op", "write_ms_per_mib",
+                        "reads_clean", "client", "read_ms", "read_clean_ms", "write_ms"])
+            for t, osd, _, _, status in samples:
+                wp = status.get("write_price") or {}
+                for c in status["clients"]:
+                    price = c.get("price") or {}
+                    w.writerow([f"{t:.1f}", osd, wp.get("method", ""), wp.get("long_windows", ""),
+                                ms(wp.get("per_op")), ms(wp.get("per_mib")), wp.get("reads_clean", ""), c["name"],
+                                ms(price.get("read")), ms(price.get("read_clean")), ms(price.get("write"))])
 
     # ------------------------------------------------------------ recovery
 
@@ -589,9 +612,9 @@ def main(argv):
     parser.add_argument("--seconds", type=float, default=20.0, help="length of fig. 3.2's runs")
     parser.add_argument("--recovery", action="store_true", help="also the OSD kill/restart under load")
     parser.add_argument("--recovery-mix", choices=sorted(FIXED), default="3.2",
-                        help="the clients running while osd.1 is killed and recovered: fig. 3.2's or 3.2r's")
+                        help="the clients running while osd.1 is killed and recovered: those of one of the fixed figures")
     parser.add_argument("--tag", default="", help="added to the outputs' prefix (osd_<device>_<tag>)")
-    parser.add_argument("--figures", default="3.2,3.2r,3.15", help="comma-separated, of 3.2, 3.2r and 3.15")
+    parser.add_argument("--figures", default="3.2,3.2r,3.15", help="comma-separated, of 3.2, 3.2r, 3.2w and 3.15")
     parser.add_argument("--schedulers", default=",".join(SCHEDULERS))
     parser.add_argument("--op-shards", type=int, metavar="N",
                         help="osd_op_num_shards of every OSD (start.sh: 2); with --shard-threads")
@@ -607,6 +630,8 @@ def main(argv):
                         help="give the OSDs their table with `qbox set` directly instead of through the "
                              "qbox mgr module (which Debian 13's ceph-mgr cannot run); not with "
                              "--recovery, whose restarted OSD only the module gives its table again")
+    parser.add_argument("--osds", type=int, default=2, choices=(1, 2),
+                        help="OSDs of the cluster; 1 puts every client on one device, as in the thesis")
     parser.add_argument("--pool-size", type=int, default=2, choices=(1, 2),
                         help="replicas of the pool (default 2); with 1 no op is a replica sub-op, which "
                              "QBox runs as immediate and charges to no client")
@@ -615,6 +640,8 @@ def main(argv):
         parser.error("--table-to-osds: not with --recovery: the restarted OSD would run without a table")
     if args.pool_size == 1 and args.recovery:
         parser.error("--recovery: a pool of size 1 has nothing to recover from; use --pool-size 2")
+    if args.pool_size > args.osds:
+        parser.error(f"--pool-size {args.pool_size}: more copies than --osds {args.osds}")
     if args.bluestore_throttle is not None and args.bluestore_throttle < 1:
         parser.error(f"--bluestore-throttle: got {args.bluestore_throttle}; expected bytes >= 1")
     for name, value in (("--op-shards", args.op_shards), ("--shard-threads", args.shard_threads)):
@@ -637,8 +664,8 @@ def main(argv):
         parser.error(f"--plugin-dir: no libec_qbox.so in '{args.plugin_dir}'")
     figures = [f for f in args.figures.split(",") if f]
     for f in figures:
-        if f not in ("3.2", "3.2r", "3.15"):
-            parser.error(f"--figures: '{f}' is not one of 3.2, 3.2r, 3.15")
+        if f not in (*FIXED, "3.15"):
+            parser.error(f"--figures: '{f}' is not one of {', '.join(FIXED)}, 3.15")
     schedulers = [s for s in args.schedulers.split(",") if s]
     if not schedulers or schedulers[0] != "qbox" or any(s not in SCHEDULERS for s in schedulers):
         parser.error(f"--schedulers: '{args.schedulers}' must start with qbox and name only {', '.join(SCHEDULERS)}")
@@ -655,7 +682,7 @@ def main(argv):
     if osd_args:
         device += ", " + " ".join(osd_args)
     ceph_version = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()[2]
-    conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: Ceph {ceph_version}, {OSDS} OSDs, BlueStore on {device}, "
+    conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: Ceph {ceph_version}, {args.osds} OSDs, BlueStore on {device}, "
                   f"pool size {args.pool_size}; the table given "
                   f"{'to the OSDs directly' if args.table_to_osds else 'by the qbox ' + args.controller + ' controller'}; "
                   f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
@@ -696,7 +723,7 @@ def main(argv):
             conditions.append(f"{time.strftime('%H:%M:%S UTC', time.gmtime())} {scheduler}: load average "
                               f"{os.getloadavg()[0]:.1f}")
             if scheduler == "mclock_scheduler":
-                conditions.append(mclock_settings(cluster.env, OSDS))
+                conditions.append(mclock_settings(cluster.env, args.osds))
             for fig in figures:
                 results[(fig, scheduler)] = run.figure(fig, scheduler, alone)
             if args.recovery and scheduler in ("qbox", "wpq"):

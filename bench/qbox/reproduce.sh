@@ -44,6 +44,21 @@ for sched in qbox fifo; do
     --client name=R,pattern=random,size=65536,util=0.7,depth=64
 done
 
+# Fig. 3.2 with writers, on the simulated SSD: the mixes the OSD benchmark runs (osd_shares.py
+# 3.2 and 3.2w) in front of one simulated drive: a 128 KiB sequential reader, a 1 MiB sequential
+# writer, a 4 KiB random writer and a 4 KiB random reader; then the write-heavy 0.2/0.2/0.6.
+for sched in qbox fifo; do
+  run fig3_2_writers_ssd_$sched --backend sim-ssd --scheduler $sched --duration 40 --window 2 --depth 32 \
+    --client name=SR,pattern=sequential,size=131072,util=0.1,depth=16 \
+    --client name=SW,pattern=sequential,op=write,size=1048576,util=0.1,depth=16 \
+    --client name=RW,pattern=random,op=write,size=4096,util=0.1,depth=16 \
+    --client name=RR,pattern=random,size=4096,util=0.5,depth=16
+  run fig3_2w_ssd_$sched --backend sim-ssd --scheduler $sched --duration 40 --window 2 --depth 32 \
+    --client name=RW,pattern=random,op=write,size=4096,util=0.2,depth=16 \
+    --client name=SW,pattern=sequential,op=write,size=1048576,util=0.2,depth=16 \
+    --client name=RR,pattern=random,size=4096,util=0.6,depth=16
+done
+
 # Fig. 3.15: sequential A ramps 50%->0, sequential B 0->50%, random C fixed at 50%; NCQ 1 and 32.
 # Fig. 3.16: random A 50%->0, random B 0->50%, sequential S fixed at 50%.
 for ncq in 1 32; do
@@ -70,7 +85,7 @@ for sched in qbox fifo; do
     --client name=C,pattern=random,size=8192,util=0.5,depth=64
 done
 
-for fig in fig3_2_hdd fig3_2_ssd fig3_15_hdd_ncq1 fig3_15_hdd_ncq32 fig3_16_hdd_ncq1 fig3_16_hdd_ncq32 fig3_17_hdd; do
+for fig in fig3_2_hdd fig3_2_ssd fig3_2_writers_ssd fig3_2w_ssd fig3_15_hdd_ncq1 fig3_15_hdd_ncq32 fig3_16_hdd_ncq1 fig3_16_hdd_ncq32 fig3_17_hdd; do
   $py "$here/summarize.py" --skip 4 --png "$out/$fig.png" "$out/${fig}"_*.csv > "$out/$fig.summary.csv"
 done
 

@@ -24,8 +24,9 @@ void WritePricer::on_write(std::uint64_t bytes) {
 
 std::optional<Seconds> WritePricer::clean_read(std::uint32_t account) const {
   const auto it = reads_.find(account);
-  if (it == reads_.end() || it->second.lows.empty()) return std::nullopt;
-  return *std::min_element(it->second.lows.begin(), it->second.lows.end());
+  if (it == reads_.end() || it->second.window_prices.empty()) return std::nullopt;
+  const auto& prices = it->second.window_prices;
+  return *std::min_element(prices.begin(), prices.end());
 }
 
 void WritePricer::advance(Seconds now, Seconds busy_total) {
@@ -34,10 +35,14 @@ void WritePricer::advance(Seconds now, Seconds busy_total) {
   close_window(std::min(config_.window, busy_total - busy_at_start_));
   busy_at_start_ = busy_total;
   window_end_ += config_.window;
-  // A quiet spell: its windows saw nothing, and one empty window says as much as many.
+  // A quiet spell: its windows saw nothing, and one empty window says as much as many; only the
+  // count of windows since the last write must see them all.
   if (now >= window_end_) {
     close_window(0);
-    window_end_ += std::floor((now - window_end_) / config_.window + 1) * config_.window;
+    const double skipped = std::floor((now - window_end_) / config_.window);
+    window_end_ += (skipped + 1) * config_.window;
+    windows_since_write_ =
+        std::min(windows_since_write_ + static_cast<std::size_t>(skipped), kNoWriteYet);
   }
 }
 
@@ -46,12 +51,12 @@ void WritePricer::close_window(Seconds busy) {
   for (auto& [account, r] : reads_) {
     const std::size_t ops = r.prices.size();
     if (ops >= config_.min_reads) {
-      const auto low = r.prices.begin() + static_cast<std::ptrdiff_t>(config_.clean_quantile * ops);
-      std::nth_element(r.prices.begin(), low, r.prices.end());
-      if (r.lows.size() < config_.clean_history) {
-        r.lows.push_back(*low);
+      const auto at = r.prices.begin() + static_cast<std::ptrdiff_t>(config_.clean_quantile * ops);
+      std::nth_element(r.prices.begin(), at, r.prices.end());
+      if (r.window_prices.size() < config_.clean_history) {
+        r.window_prices.push_back(*at);
       } else {
-        r.lows[r.next] = *low;
+        r.window_prices[r.next] = *at;
         r.next = (r.next + 1) % config_.clean_history;
       }
     }
@@ -60,7 +65,7 @@ void WritePricer::close_window(Seconds busy) {
     r.prices.clear();
     r.sum = 0;
   }
-  windows_since_write_ = write_ops_ > 0 ? 0 : windows_since_write_ + 1;
+  windows_since_write_ = write_ops_ > 0 ? 0 : std::min(windows_since_write_ + 1, kNoWriteYet);
   if (write_ops_ > 0 && busy >= config_.saturated * config_.window) {
     current_long_.ops += static_cast<double>(write_ops_);
     current_long_.bytes += static_cast<double>(write_bytes_);

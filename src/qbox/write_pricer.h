@@ -81,7 +81,7 @@ class WritePricer {
   struct ReadWindows {
     std::vector<Seconds> prices;  // of the current short window's reads
     Seconds sum = 0;
-    std::vector<Seconds> lows;  // ring of recent short windows' low quantiles
+    std::vector<Seconds> window_prices;  // ring: each recent short window's clean_quantile
     std::size_t next = 0;
   };
   struct LongWindow {
@@ -100,7 +100,8 @@ class WritePricer {
   Seconds busy_at_start_ = -1;
   std::uint64_t write_ops_ = 0;   // in the current short window
   std::uint64_t write_bytes_ = 0;
-  std::size_t windows_since_write_ = SIZE_MAX / 2;  // none yet
+  static constexpr std::size_t kNoWriteYet = SIZE_MAX / 2;
+  std::size_t windows_since_write_ = kNoWriteYet;
   LongWindow current_long_;
   std::size_t shorts_in_long_ = 0;
   std::vector<LongWindow> history_;  // ring of the last long_history long windows

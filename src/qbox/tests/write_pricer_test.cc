@@ -111,5 +111,18 @@ TEST(WritePricer, WritesStopBeingActiveALongWindowAfterTheLast) {
   EXPECT_FALSE(pricer.writes_active());
 }
 
+// A quiet spell closes its windows in one step; they still count towards the long window after
+// the last write.
+TEST(WritePricer, AQuietSpellCountsEveryWindowItSpans) {
+  WritePricerConfig config;
+  config.window = 1.0;
+  config.windows_per_long = 3;
+  WritePricer pricer(config, 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 100, 0.001, 5, 4096);
+  pricer.advance(now + 10.5, busy);
+  EXPECT_FALSE(pricer.writes_active());
+}
+
 }  // namespace
 }  // namespace erails::qbox

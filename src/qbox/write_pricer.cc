@@ -12,18 +12,9 @@ WritePricer::WritePricer(WritePricerConfig config, Seconds now)
 }
 
 void WritePricer::on_read(std::uint32_t account, Seconds price) {
-  ReadAccount& r = reads_[account];
-  ++r.window_ops;
-  r.window_sum += price;
-  r.block.push_back(price);
-  if (r.block.size() < config_.block_reads) return;
-  const auto at = r.block.begin() + static_cast<std::ptrdiff_t>(config_.clean_quantile *
-                                                                static_cast<double>(r.block.size()));
-  std::nth_element(r.block.begin(), at, r.block.end());
-  const Seconds low = *at;
-  r.block.clear();
-  while (!r.lows.empty() && r.lows.back().second >= low) r.lows.pop_back();
-  r.lows.emplace_back(window_end_, low);
+  ReadWindows& r = reads_[account];
+  r.prices.push_back(price);
+  r.sum += price;
 }
 
 void WritePricer::on_write(std::uint64_t bytes) {
@@ -33,8 +24,9 @@ void WritePricer::on_write(std::uint64_t bytes) {
 
 std::optional<Seconds> WritePricer::clean_read(std::uint32_t account) const {
   const auto it = reads_.find(account);
-  if (it == reads_.end() || it->second.lows.empty()) return std::nullopt;
-  return it->second.lows.front().second;
+  if (it == reads_.end() || it->second.window_prices.empty()) return std::nullopt;
+  const auto& prices = it->second.window_prices;
+  return *std::min_element(prices.begin(), prices.end());
 }
 
 void WritePricer::advance(Seconds now, Seconds busy_total) {
@@ -57,13 +49,21 @@ void WritePricer::advance(Seconds now, Seconds busy_total) {
 void WritePricer::close_window(Seconds busy) {
   Seconds clean_reads = 0;
   for (auto& [account, r] : reads_) {
-    while (!r.lows.empty() && r.lows.front().first <= window_end_ - config_.clean_seconds) {
-      r.lows.pop_front();
+    const std::size_t ops = r.prices.size();
+    if (ops >= config_.min_reads) {
+      const auto at = r.prices.begin() + static_cast<std::ptrdiff_t>(config_.clean_quantile * ops);
+      std::nth_element(r.prices.begin(), at, r.prices.end());
+      if (r.window_prices.size() < config_.clean_history) {
+        r.window_prices.push_back(*at);
+      } else {
+        r.window_prices[r.next] = *at;
+        r.next = (r.next + 1) % config_.clean_history;
+      }
     }
     const auto clean = clean_read(account);
-    clean_reads += clean ? static_cast<double>(r.window_ops) * *clean : r.window_sum;
-    r.window_ops = 0;
-    r.window_sum = 0;
+    clean_reads += clean ? static_cast<double>(ops) * *clean : r.sum;
+    r.prices.clear();
+    r.sum = 0;
   }
   windows_since_write_ = write_ops_ > 0 ? 0 : std::min(windows_since_write_ + 1, kNoWriteYet);
   if (write_ops_ > 0 && busy >= config_.saturated * config_.window) {

@@ -7,13 +7,11 @@
 //
 // The thesis' way out (§3.5.1): know what reads cost when no writes disturb them, and infer the
 // writes' cost from the rest of a saturated interval. Here:
-//   - a read account's clean price is the lowest, over the last `clean_seconds`, of the median
-//     measured price of a block of `block_reads` of its reads: writes at the device make reads
-//     dearer, so the cheapest block is the one nearest to no writes, and the median is less moved
-//     than the mean by the reads that waited behind a write burst (the fake OSD of
-//     osd_write_cost_test.cc: no second there is free of writes). Blocks of a fixed count, not
-//     of a fixed time, so that a client with few reads is not priced from small, noisy samples
-//     whose lowest is far below its typical price;
+//   - a read account's clean price is the lowest, over the short windows of the last
+//     `clean_history`, of the median of its reads' measured prices in the window: writes at the
+//     device make reads dearer, so the window with the cheapest reads is the one nearest to no
+//     writes, and the median is less moved than the mean by the reads that waited behind a
+//     write burst (the fake OSD of osd_write_cost_test.cc: no window there is free of writes);
 //   - in a short window where the OSD had ops outstanding at least `saturated` of the time, the
 //     device time left to the writes is that busy time minus every read's clean price;
 //   - over long windows (writes reach the media in bursts, thesis §3.3.3) that residual is fitted
@@ -25,10 +23,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "qbox/seconds.h"
@@ -36,14 +32,14 @@
 namespace erails::qbox {
 
 struct WritePricerConfig {
-  Seconds window = 1.0;               // short window: busy and the residual
+  Seconds window = 1.0;               // short window: read means, busy, the residual
   std::size_t windows_per_long = 3;   // a long window: 3 s, as the thesis' writes (§3.3.3)
   std::size_t long_history = 5;       // long windows in the least-squares fit
-  std::size_t block_reads = 32;       // reads of an account whose median is one clean sample
-  Seconds clean_seconds = 60;         // how far back a read account's envelope looks
-  // The quantile of a block's read prices taken as its clean price. Lower quantiles were tried:
-  // a 128 KiB read that ran beside a 4 KiB one pays half its time, so low quantiles price big
-  // reads too low against small ones (fig. 3.2 on the emulated SSD, doc/dev).
+  std::size_t clean_history = 60;     // short windows in a read account's envelope
+  std::size_t min_reads = 8;          // reads of an account in a short window for it to count
+  // The quantile of a window's read prices taken as that window's clean price. Lower quantiles
+  // were tried: a 128 KiB read that ran beside a 4 KiB one pays half its time, so low quantiles
+  // price big reads too low against small ones (fig. 3.2 on the emulated SSD, doc/dev).
   double clean_quantile = 0.5;
   double saturated = 0.95;            // busy fraction of a short window that counts as saturated
   // How far apart the windows' write sizes must be for per op and per byte to be fitted apart: 1
@@ -82,13 +78,11 @@ class WritePricer {
   bool writes_active() const { return windows_since_write_ < config_.windows_per_long; }
 
  private:
-  struct ReadAccount {
-    std::size_t window_ops = 0;  // reads completed in the current short window
-    Seconds window_sum = 0;      // and their measured prices
-    std::vector<Seconds> block;  // measured prices of the block being filled
-    // (end of the short window a block closed in, its clean_quantile), increasing in both: the
-    // front is the lowest of the last clean_seconds (a sliding minimum).
-    std::deque<std::pair<Seconds, Seconds>> lows;
+  struct ReadWindows {
+    std::vector<Seconds> prices;  // of the current short window's reads
+    Seconds sum = 0;
+    std::vector<Seconds> window_prices;  // ring: each recent short window's clean_quantile
+    std::size_t next = 0;
   };
   struct LongWindow {
     double ops = 0;
@@ -101,7 +95,7 @@ class WritePricer {
   void fit();
 
   WritePricerConfig config_;
-  std::unordered_map<std::uint32_t, ReadAccount> reads_;
+  std::unordered_map<std::uint32_t, ReadWindows> reads_;
   Seconds window_end_;
   Seconds busy_at_start_ = -1;
   std::uint64_t write_ops_ = 0;   // in the current short window

@@ -18,6 +18,12 @@ WritePricerConfig one_second_windows() {
   return config;
 }
 
+WritePricerConfig three_second_long_windows() {
+  WritePricerConfig config = one_second_windows();
+  config.windows_per_long = 3;
+  return config;
+}
+
 // One saturated second: `reads` reads of kReader measured at `read_price` each, and the given writes.
 void saturated_second(WritePricer& pricer, Seconds& now, Seconds& busy, int reads,
                       Seconds read_price, int writes, std::uint64_t bytes) {
@@ -97,10 +103,7 @@ TEST(WritePricer, UnsaturatedWindowsAreLeftOut) {
 }
 
 TEST(WritePricer, WritesStopBeingActiveALongWindowAfterTheLast) {
-  WritePricerConfig config;
-  config.window = 1.0;
-  config.windows_per_long = 3;
-  WritePricer pricer(config, 0);
+  WritePricer pricer(three_second_long_windows(), 0);
   Seconds now = 0, busy = 0;
   saturated_second(pricer, now, busy, 100, 0.001, 5, 4096);
   EXPECT_TRUE(pricer.writes_active());
@@ -114,10 +117,7 @@ TEST(WritePricer, WritesStopBeingActiveALongWindowAfterTheLast) {
 // A quiet spell closes its windows in one step; they still count towards the long window after
 // the last write.
 TEST(WritePricer, AQuietSpellCountsEveryWindowItSpans) {
-  WritePricerConfig config;
-  config.window = 1.0;
-  config.windows_per_long = 3;
-  WritePricer pricer(config, 0);
+  WritePricer pricer(three_second_long_windows(), 0);
   Seconds now = 0, busy = 0;
   saturated_second(pricer, now, busy, 100, 0.001, 5, 4096);
   pricer.advance(now + 10.5, busy);

@@ -142,18 +142,16 @@ Seconds OsdShares::on_enqueue(AccountId account, RequestClass request_class,
 Seconds OsdShares::price_of(AccountId account, RequestClass request_class,
                             std::uint64_t bytes) const {
   if (request_class.operation == Operation::write) return writes_.price().of(bytes);
+  if (const auto clean = clean_read_price(account)) return *clean;
   if (account < accounts_.size()) {
-    if (writes_.writes_active()) {
-      if (const auto clean = writes_.clean_read(account)) return *clean;
-    }
     if (const auto& price = accounts_[account].price[0]) return *price;
   }
   return estimator_.cost(request_class).value_or(config_.default_cost);
 }
 
-Seconds OsdShares::read_charge(AccountId account, Seconds measured) const {
-  if (!writes_.writes_active()) return measured;
-  return writes_.clean_read(account).value_or(measured);
+std::optional<Seconds> OsdShares::clean_read_price(AccountId account) const {
+  if (!writes_.writes_active()) return std::nullopt;
+  return writes_.clean_read(account);
 }
 
 RunningOp OsdShares::on_dispatch(AccountId account, RequestClass request_class,
@@ -189,7 +187,7 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
     charged = writes_.price().of(op.bytes);
   } else {
     writes_.on_read(op.account, measured);
-    charged = read_charge(op.account, measured);
+    charged = clean_read_price(op.account).value_or(measured);
   }
   Account& a = accounts_[op.account];
   a.charged += charged;

@@ -150,7 +150,8 @@ class OsdShares {
   };
 
   Seconds price_of(AccountId account, RequestClass request_class, std::uint64_t bytes) const;
-  Seconds read_charge(AccountId account, Seconds measured) const;
+  // A read's price while writes are about (write_pricer.h); nothing otherwise.
+  std::optional<Seconds> clean_read_price(AccountId account) const;
 
   AccountId account_for(const std::string& name);
   void accumulate_busy(Seconds now);

@@ -32,7 +32,7 @@
 namespace erails::qbox {
 
 struct WritePricerConfig {
-  Seconds window = 1.0;               // short window: read means, busy, the residual
+  Seconds window = 1.0;               // short window: read medians, busy, the residual
   std::size_t windows_per_long = 3;   // a long window: 3 s, as the thesis' writes (§3.3.3)
   std::size_t long_history = 5;       // long windows in the least-squares fit
   std::size_t clean_history = 60;     // short windows in a read account's envelope

@@ -15,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "qbox/osd_shares.h"
@@ -81,6 +82,8 @@ class ShardQueue {
 
   std::size_t size() const { return immediate_.size() + qbox_.size(); }
   std::size_t immediate_size() const { return immediate_.size(); }
+  // The EDF queue's state (QBoxQueue::dump_json): the frontier and each account's deadlines.
+  std::string queue_json() const { return qbox_.dump_json(); }
 
  private:
   struct Queued {

@@ -129,6 +129,7 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
     put_unsigned("table_epoch", state_.shares.table_epoch(), &formatter);
     put_unsigned("queued", queue_.size(), &formatter);
     put_unsigned("queued_immediate", queue_.immediate_size(), &formatter);
+    put_string("queue", queue_.queue_json().c_str(), &formatter);
   }
   void print(std::ostream& out) const override { out << "QBoxScheduler"; }
   void update_configuration() override {}

@@ -178,6 +178,9 @@ def test_dump_op_pq_state_shows_each_shards_queue(cluster):
     for shard in shards.values():
         assert shard["scheduler"] == "qbox" and shard["table_epoch"] >= 0, shards
         assert 0 <= shard["queued_immediate"] <= shard["queued"], shards
+        queue = json.loads(shard["queue"])
+        assert queue["scheduler"] == "qbox" and "frontier" in queue, queue
+        assert {"0", "1", "2"} <= {c["id"] for c in queue["clients"]}, queue
 
 
 def test_qbox_set_accepts_a_table_and_refuses_garbage(cluster):

@@ -6,6 +6,7 @@ clients of their own cephx names, and an OSD killed and restarted under client l
                                    [--time-scale X] [--out DIR] [--recovery] [--port-base P]
                                    [--dir DIR] [--seconds S] [--op-shards N --shard-threads T]
                                    [--bluestore-throttle BYTES] [--osds 1|2] [--pool-size 1|2]
+                                   [--objects N] [--queue-trace]
 
 One run, on one cluster (2 BlueStore OSDs (--osds), a size-2 pool (--pool-size) with min_size 1, the qbox mgr module
 enabled from this tree): the clients connect once and write their objects; each runs alone
@@ -21,7 +22,8 @@ IOPS and degraded objects are recorded per window while recovery proceeds at its
 
 Outputs in --out (default bench/qbox/results), prefix osd_<device>: per figure and scheduler the
 per-window CSV (IOPS, black-box share, estimator share; under QBox also <...>_prices.csv, how each
-OSD priced writes and each client's prices), a summary CSV with every client's error
+OSD priced writes and each client's prices, and its own accounting per client; with --queue-trace
+<...>_queue.csv, each OSD's EDF queues four times a second), a summary CSV with every client's error
 and the goal check, PNG plots; <prefix>_recovery.csv/.png; <prefix>.conditions.txt. Prints the
 per-client error and pass/miss. The cluster is stopped at the end; its logs stay in --dir.
 """
@@ -55,7 +57,7 @@ DEVICES = {"hdd": ("hdd_7200.conf", 2.0), "ssd": ("intel510_drive_b.conf", 50.0)
 POOL = "qev"
 PGS = 16
 OBJECT_SIZE = 4 * MiB
-OBJECTS_PER_CLIENT = 6
+OBJECTS_PER_CLIENT = 6  # --objects; the conditions file lists each client's primaries
 DEPTH = 16           # ops each client keeps in flight
 WINDOW = 2.0         # seconds; the library's accounting window
 WARMUP = 4.0         # seconds of each run left out of the errors
@@ -91,7 +93,8 @@ RECOVERY_OBJECTS = 60  # 4 MiB objects the writer adds while osd.1 is down (at m
 # address and the OSDs kept replacing one client's connection with another's (measured: ops
 # resent for ever, `handle_existing_connection ... stop` in the OSD log).
 SPAWN = multiprocessing.get_context("spawn")
-POLL_SECONDS = 0.002   # how often a client looks for its oldest op's completion
+POLL_SECONDS = 0.002   # how often a client looks for its ops' completions
+TRACE_SECONDS = 0.25   # --queue-trace: how often each OSD's queues are read
 STUCK_SECONDS = 10.0   # an op still in flight this long after its run ended is reported, not awaited
 
 
@@ -101,8 +104,8 @@ def log(text):
 
 # ---------------------------------------------------------------- clients (one process each)
 
-def client_main(conf, name, keyring, conn):
-    """A librados client with its own cephx name, driven by commands on `conn`."""
+def client_main(conf, name, keyring, objects, conn):
+    """A librados client with its own cephx name and `objects` objects, driven by commands on `conn`."""
     pattern, op, size = CLIENTS.get(name, ("seq", "write", OBJECT_SIZE))
     handle = rados.Rados(conffile=conf, name=name, conf={"keyring": keyring})
     handle.connect(timeout=120)
@@ -116,7 +119,7 @@ def client_main(conf, name, keyring, conn):
         if command[0] == "quit":
             break
         if command[0] == "prefill":
-            _run(ioctx, [("write_full", f"{name}-{i}", 0, OBJECT_SIZE) for i in range(OBJECTS_PER_CLIENT)],
+            _run(ioctx, [("write_full", f"{name}-{i}", 0, OBJECT_SIZE) for i in range(objects)],
                  payload, 4, None)
             conn.send(("done", []))
         elif command[0] == "go":
@@ -127,9 +130,9 @@ def client_main(conf, name, keyring, conn):
                     if pattern == "seq":
                         i, off = cursor
                         cursor[1] = off + size if off + 2 * size <= OBJECT_SIZE else 0
-                        cursor[0] = i if cursor[1] else (i + 1) % OBJECTS_PER_CLIENT
+                        cursor[0] = i if cursor[1] else (i + 1) % objects
                     else:
-                        i, off = rng.randrange(OBJECTS_PER_CLIENT), rng.randrange(OBJECT_SIZE // size) * size
+                        i, off = rng.randrange(objects), rng.randrange(OBJECT_SIZE // size) * size
                     yield (op, f"{name}-{i}", off, size)
 
             while time.time() < start:
@@ -153,27 +156,29 @@ def _no_callback(*_):
 def _run(ioctx, ops, payload, depth, times, deadline=None):
     """Issue `ops` with at most `depth` in flight; completion times go to `times` (when not None).
     Returns (failed, stuck): ops that failed, and ops still in flight at `deadline` (then left).
-    Completions are found by polling the oldest and sweeping the rest, so a completion's time is
-    when the sweep saw it (a few ms late at most)."""
+    Every op in flight is polled and the next is sent as soon as any completes, so `depth` ops stay
+    in flight and a slow op on one OSD does not hold back ops to the others (waiting for the oldest
+    did: the reader of 3.2w on two OSDs, bench/qbox/README.md); a completion's time is when the
+    poll saw it (a few ms late at most)."""
     in_flight = []
     errors = 0
 
     def reap():
         nonlocal in_flight, errors
-        while not in_flight[0].is_complete():
+        while True:
+            done = [c.is_complete() for c in in_flight]
+            if any(done):
+                break
             if deadline is not None and time.time() > deadline:
                 return False
             time.sleep(POLL_SECONDS)
         now = time.time()
-        still = []
-        for c in in_flight:
-            if c.is_complete():
+        for c, complete in zip(in_flight, done):
+            if complete:
                 if times is not None:
                     times.append(now)
                 errors += c.get_return_value() < 0
-            else:
-                still.append(c)
-        in_flight = still
+        in_flight = [c for c, complete in zip(in_flight, done) if not complete]
         return True
 
     for op, obj, off, size in ops:
@@ -263,6 +268,16 @@ class Cluster:
             counts[primary] = counts.get(primary, 0) + 1
         return dict(sorted(counts.items()))
 
+    def queues(self, osd):
+        """{shard: its EDF queue's state} from the OSD's `dump_op_pq_state` under QBox, or None."""
+        try:
+            ret, out, _ = self.admin.osd_command(osd, json.dumps({"prefix": "dump_op_pq_state"}), b"", timeout=5)
+        except rados.Error:
+            return None
+        if ret != 0:
+            return None
+        return {shard: json.loads(state["queue"]) for shard, state in json.loads(out).items() if "queue" in state}
+
     def qbox_status(self, osd):
         """The OSD's `qbox status`, or None (stock, down, or no answer within 5 s)."""
         try:
@@ -322,8 +337,8 @@ class Run:
             keyring.write_text(self.cluster.ceph("auth", "get-or-create", name, "mon", "allow r",
                                                  "osd", f"allow rwx pool={POOL}"))
             parent, child = SPAWN.Pipe()
-            proc = SPAWN.Process(target=client_main, args=(self.cluster.conf, name, str(keyring), child),
-                                           daemon=True)
+            proc = SPAWN.Process(target=client_main,
+                                 args=(self.cluster.conf, name, str(keyring), self.args.objects, child), daemon=True)
             proc.start()
             self.workers[name] = (proc, parent)
         for name, (_, conn) in self.workers.items():
@@ -391,12 +406,12 @@ class Run:
             return True
         wait_for("every OSD to schedule by the table", in_force, 60)
 
-    def load(self, names, seconds, on_start=None, sampler=None):
+    def load(self, names, seconds, on_start=None, sampler=None, tracer=None):
         """Run `names` together for `seconds`; returns ({client: completion times}, errors)."""
         start = time.time() + 1.0
         for n in names:
             self.workers[n][1].send(("go", start, seconds))
-        threads = [threading.Thread(target=f, args=(start,), daemon=True) for f in (on_start, sampler) if f]
+        threads = [threading.Thread(target=f, args=(start,), daemon=True) for f in (on_start, sampler, tracer) if f]
         for t in threads:
             t.start()
         replies = {n: self.workers[n][1].recv() for n in names}
@@ -422,6 +437,36 @@ class Run:
                         samples.append((t, osd, {c["name"]: c["achieved"] for c in status["clients"]},
                                         {c["name"]: c["backlogged"] for c in status["clients"]}, status))
         return sample
+
+    def tracer(self, seconds, trace):
+        """Every OSD's EDF queues every TRACE_SECONDS, as (t, osd, shard, queue state)."""
+        def poll(start):
+            while time.time() < start + seconds:
+                time.sleep(TRACE_SECONDS)
+                t = time.time() - start
+                for osd in range(self.args.osds):
+                    for shard, queue in (self.cluster.queues(osd) or {}).items():
+                        trace.append((t, osd, shard, queue))
+        return poll
+
+    def write_trace(self, name, trace):
+        """<prefix>_<name>_queue.csv: per poll, OSD, shard and account of the EDF queue, its share, its
+        latest deadline and its head's relative to the queue's frontier (the latest deadline dispatched),
+        and its ops queued: when a client's head is far beyond the frontier while another's FIFO is
+        empty, the first is being served out of its turn."""
+        with open(self.out / f"{self.prefix}_{name}_queue.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["time_s", "osd", "shard", "frontier", "account", "utilization",
+                        "accumulated_minus_frontier", "head_minus_frontier", "queued"])
+            for t, osd, shard, queue in trace:
+                frontier = queue["frontier"]
+                if frontier is None:  # nothing dispatched yet
+                    continue
+                for c in queue["clients"]:
+                    head = c["head_deadline"]
+                    w.writerow([f"{t:.2f}", osd, shard, f"{frontier:.4f}", c["id"], f"{c['utilization']:.4f}",
+                                f"{c['accumulated_deadline'] - frontier:.4f}",
+                                "" if head is None else f"{head - frontier:.4f}", c["queued"]])
 
     # ------------------------------------------------------------ alone and the figures
 
@@ -465,13 +510,18 @@ class Run:
                 time.sleep(max(0.0, start + k * step_len - time.time()))
                 self.set_table({n: s[k] for n, s in steps.items()})
 
-        times, errors = self.load(names, seconds, on_start=ramp if steps and scheduler == "qbox" else None,
-                                  sampler=self.sampler(seconds, samples) if scheduler == "qbox" else None)
+        trace = []
+        qbox = scheduler == "qbox"
+        times, errors = self.load(names, seconds, on_start=ramp if steps and qbox else None,
+                                  sampler=self.sampler(seconds, samples) if qbox else None,
+                                  tracer=self.tracer(seconds, trace) if qbox and self.args.queue_trace else None)
         rows = ev.window_rows(times, WINDOW, seconds, targets_at)
         stats, total = ev.share_errors(rows, alone, WARMUP)
         est = ev.estimator_pairs([(t, a) for t, _, a, _, _ in samples], targets_at, WARMUP)
         est_err = {n: ev.black_box.share_stats(p) for n, p in est.items()}
         self.write_windows(f"fig{fig.replace('.', '_')}_{scheduler}", rows, alone, samples)
+        if trace:
+            self.write_trace(f"fig{fig.replace('.', '_')}_{scheduler}", trace)
         log(f"fig. {fig} {scheduler}: " + "; ".join(
             f"{n} share {s.mean_share:.3f} err {s.mean_error:.3f}"
             + (f" (estimator {est_err[n].mean_share:.3f})" if n in est_err else "")
@@ -503,20 +553,25 @@ class Run:
 
     def write_prices(self, name, samples):
         """<prefix>_<name>_prices.csv: per sample, OSD and client, how the OSD priced a write
-        (write_price of `qbox status`) and the client's read, clean read and write prices, in ms."""
+        (write_price of `qbox status`), the client's read, clean read and write prices in ms, and
+        the OSD's own accounting: the client's achieved share, backlogged fraction and ops queued
+        there, and the fraction of the window the OSD had ops outstanding."""
         def ms(value):
             return f"{value * 1000:.4f}" if isinstance(value, (int, float)) else ""
         with open(self.out / f"{self.prefix}_{name}_prices.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time_s", "osd", "write_method", "long_windows", "write_ms_per_op", "write_ms_per_mib",
-                        "reads_clean", "client", "read_ms", "read_clean_ms", "write_ms"])
+                        "reads_clean", "busy_outstanding", "client", "read_ms", "read_clean_ms", "write_ms",
+                        "achieved", "backlogged", "queued"])
             for t, osd, _, _, status in samples:
                 wp = status.get("write_price") or {}
+                busy = (status.get("busy") or {}).get("outstanding", "")
                 for c in status["clients"]:
                     price = c.get("price") or {}
                     w.writerow([f"{t:.1f}", osd, wp.get("method", ""), wp.get("long_windows", ""),
-                                ms(wp.get("per_op")), ms(wp.get("per_mib")), wp.get("reads_clean", ""), c["name"],
-                                ms(price.get("read")), ms(price.get("read_clean")), ms(price.get("write"))])
+                                ms(wp.get("per_op")), ms(wp.get("per_mib")), wp.get("reads_clean", ""), busy,
+                                c["name"], ms(price.get("read")), ms(price.get("read_clean")), ms(price.get("write")),
+                                c.get("achieved", ""), c.get("backlogged", ""), c.get("queued", "")])
 
     # ------------------------------------------------------------ recovery
 
@@ -635,7 +690,15 @@ def main(argv):
     parser.add_argument("--pool-size", type=int, default=2, choices=(1, 2),
                         help="replicas of the pool (default 2); with 1 no op is a replica sub-op, which "
                              "QBox runs as immediate and charges to no client")
+    parser.add_argument("--queue-trace", action="store_true",
+                        help="under QBox, also read every OSD's EDF queues (dump_op_pq_state) every "
+                             f"{TRACE_SECONDS:g} s into <run>_queue.csv")
+    parser.add_argument("--objects", type=int, default=OBJECTS_PER_CLIENT, metavar="N",
+                        help=f"4 MiB objects of each client (default {OBJECTS_PER_CLIENT}); more spread each "
+                             "client's ops more evenly over the OSDs' primaries")
     args = parser.parse_args(argv)
+    if not 1 <= args.objects <= 256:
+        parser.error(f"--objects: got {args.objects}; expected a whole number from 1 to 256")
     if args.table_to_osds and args.recovery:
         parser.error("--table-to-osds: not with --recovery: the restarted OSD would run without a table")
     if args.pool_size == 1 and args.recovery:
@@ -709,7 +772,7 @@ def main(argv):
         # Shares are per OSD: two clients whose objects sit on different primaries do not compete.
         conditions.append("primaries of each client's objects: " + "; ".join(
             f"{name} " + ", ".join(f"osd.{osd} {n}" for osd, n in cluster.primaries(
-                [f"{name}-{i}" for i in range(OBJECTS_PER_CLIENT)]).items()) for name in CLIENTS))
+                [f"{name}-{i}" for i in range(args.objects)]).items()) for name in CLIENTS))
         log(conditions[-1])
         alone = run.alone()
         results["alone"] = alone

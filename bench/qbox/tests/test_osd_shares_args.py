@@ -13,6 +13,8 @@ import osd_shares
     (["--figures", "3.3"], "--figures: '3.3' is not one of"),
     (["--schedulers", "wpq"], "--schedulers: 'wpq' must start with qbox"),
     (["--table-to-osds", "--recovery"], "--table-to-osds: not with --recovery"),
+    (["--objects", "0"], "--objects: got 0; expected a whole number from 1 to 256"),
+    (["--objects", "257"], "--objects: got 257"),
 ])
 def test_bad_arguments_are_refused_with_the_option_named(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.delenv("CEPH_ARGS", raising=False)  # restored afterwards, whatever main() sets

@@ -5,31 +5,17 @@
 // accounts of the share table in force (osd_shares.h): named clients by owner, the two background
 // classes, and unreserved.
 //
-// Held writes: a write's thread comes back at submission and the device does its work later,
-// ahead of any read dispatched after it. So a write dispatched because a reader's queue was empty
-// for a moment (its next read not sent yet) takes the device from that reader for the write's
-// whole device time, and a closed-loop reader whose queue often empties (its ops spread over
-// several OSDs) loses nearly all of its share to a writer (doc/dev/qbox-in-osd.md, "Held
-// writes"). So while a reader with nothing queued has a read running, or for
-// `read_anticipation` after its last read completed, a write that the reader's next read would
-// precede is held: dequeue() returns nothing and held_until() says when to ask again. Any
-// enqueue ends the wait early; a write that goes first in EDF order anyway, or a read, is never
-// held. The reader pays for the time (end_hold), as BFQ charges a queue the device's idling for it.
-//
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.
 //
 // Not thread-safe, like the OSD's own schedulers: the shard calls under its shard lock.
 
-#include <algorithm>
 #include <cmath>
-#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "qbox/osd_shares.h"
@@ -67,30 +53,18 @@ class ShardQueue {
 
   bool empty() const { return immediate_.empty() && qbox_.empty(); }
 
-  // The next op, or nothing when empty() or when a write is held (held_until()).
+  // The next op, or nothing when empty().
   std::optional<Dispatched> dequeue(Seconds now) {
-    end_hold(now);
     if (!immediate_.empty()) {
       Queued next = std::move(immediate_.front());
       immediate_.pop_front();
       return Dispatched{std::move(next.op),
                         shares_.on_dispatch(kNoAccount, next.request_class, next.bytes, 0, now)};
     }
-    if (const auto hold = write_hold(now)) {
-      held_for_ = hold->first;
-      held_until_ = hold->second;
-      held_since_ = now;
-      return std::nullopt;
-    }
     auto next = qbox_.dequeue(now);
     if (!next) return std::nullopt;
     // The OSD's shard threads bound how many ops run at once; QBox only orders them.
     qbox_.on_completion();
-    if (next->request.request_class.operation == Operation::read) {
-      Reader& reader = readers_[next->client];
-      ++reader.in_flight;
-      reader.cost = next->request.cost;
-    }
     return Dispatched{std::move(next->request.op),
                       shares_.on_dispatch(next->client, next->request.request_class,
                                           next->request.bytes, next->request.cost, now)};
@@ -101,20 +75,10 @@ class ShardQueue {
   // with. Call from this shard's thread (under the shard lock, like every other call). Returns
   // the price.
   Seconds complete(const RunningOp& op, Seconds now) {
-    if (op.request_class.operation == Operation::read) {
-      const auto reader = readers_.find(op.account);
-      if (reader != readers_.end() && reader->second.in_flight > 0) {
-        --reader->second.in_flight;
-        reader->second.last_done = now;
-      }
-    }
     const Seconds measured = shares_.on_completion(op, now);
     if (op.account != kNoAccount) qbox_.charge(op.account, measured - op.estimate);
     return measured;
   }
-
-  // When the last dequeue() held a write: the time to ask again, unless an op is enqueued first.
-  std::optional<Seconds> held_until() const { return held_until_; }
 
   std::size_t size() const { return immediate_.size() + qbox_.size(); }
   std::size_t immediate_size() const { return immediate_.size(); }
@@ -128,49 +92,6 @@ class ShardQueue {
     std::uint64_t bytes = 0;
     Seconds cost = 0;
   };
-
-  // What the holds need of an account that reads.
-  struct Reader {
-    std::size_t in_flight = 0;  // its reads dispatched and not completed
-    Seconds last_done = -1e300;
-    Seconds cost = 0;  // the estimate its last read was tagged with
-  };
-
-  // The time a write was held is the reader's, as if its read ran (the device was kept for it),
-  // so the writer is not priced for it either (write_pricer.h); but not while a read of its own
-  // was running, which it pays anyway.
-  void end_hold(Seconds now) {
-    if (!held_for_) return;
-    const Reader& reader = readers_[*held_for_];
-    const Seconds held =
-        reader.in_flight > 0 ? 0 : std::max<Seconds>(0, now - std::max(held_since_, reader.last_done));
-    shares_.on_held(*held_for_, held, now);
-    qbox_.charge(*held_for_, held);
-    held_for_.reset();
-    held_until_.reset();
-  }
-
-  // The reader a write is held for and until when, or nothing: a reader with nothing queued whose
-  // read is running or completed less than `read_anticipation` ago, and whose next read would go
-  // before the write.
-  std::optional<std::pair<AccountId, Seconds>> write_hold(Seconds now) {
-    const AccountId* first = qbox_.earliest();
-    if (readers_.empty() || first == nullptr ||
-        qbox_.head(*first)->request_class.operation != Operation::write) {
-      return std::nullopt;
-    }
-    const Seconds window = shares_.read_anticipation();
-    std::optional<std::pair<AccountId, Seconds>> hold;
-    for (const auto& [account, reader] : readers_) {
-      const Seconds until = reader.in_flight > 0 ? now + window : reader.last_done + window;
-      if (until <= now || qbox_.head(account) != nullptr) continue;
-      const auto deadline = qbox_.deadline_if_enqueued(account, reader.cost);
-      if (deadline && *deadline < qbox_.earliest_deadline() && (!hold || until < hold->second)) {
-        hold.emplace(account, until);
-      }
-    }
-    return hold;
-  }
 
   void refresh() {
     snapshot_ = shares_.snapshot();
@@ -209,10 +130,6 @@ class ShardQueue {
   std::shared_ptr<const ShareSnapshot> snapshot_;
   std::deque<Queued> immediate_;
   QBoxQueue<AccountId, Queued> qbox_;
-  std::unordered_map<AccountId, Reader> readers_;  // a handful: the accounts that read here
-  std::optional<AccountId> held_for_;  // while a write is held (dequeue() returned nothing)
-  Seconds held_since_ = 0;
-  std::optional<Seconds> held_until_;
 };
 
 }  // namespace erails::qbox

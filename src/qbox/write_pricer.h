@@ -68,9 +68,6 @@ class WritePricer {
   void on_read(std::uint32_t account, Seconds price);
   // A client write of `bytes` was submitted (its thread came back).
   void on_write(std::uint64_t bytes);
-  // Writes were held `held` seconds for a reader's next read: that time was the reader's, not the
-  // writes', though the OSD had ops outstanding.
-  void on_held(Seconds held) { held_ += held; }
   // Closes the short windows that ended by `now`. `busy_total`: the OSD's cumulative time with any
   // op outstanding, never decreasing.
   void advance(Seconds now, Seconds busy_total);
@@ -103,7 +100,6 @@ class WritePricer {
   Seconds busy_at_start_ = -1;
   std::uint64_t write_ops_ = 0;   // in the current short window
   std::uint64_t write_bytes_ = 0;
-  Seconds held_ = 0;
   static constexpr std::size_t kNoWriteYet = SIZE_MAX / 2;
   std::size_t windows_since_write_ = kNoWriteYet;
   LongWindow current_long_;

@@ -111,17 +111,10 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
     finish_running();
     WorkItem work;
     work.index = WorkItem::kNothing;
-    const qbox::Seconds at = now();
-    auto next = queue_.dequeue(at);
+    auto next = queue_.dequeue(now());
     if (next) {
       next->op.move_into(work);
       t_running = {this, next->running};
-    } else if (const auto until = queue_.held_until()) {
-      const double wall = std::chrono::duration<double>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
-      const double retry_at = wall + (*until - at);
-      std::memcpy(work.storage, &retry_at, sizeof retry_at);
-      work.index = WorkItem::kRetryAt;
     }
     return work;
   }

@@ -159,64 +159,6 @@ TEST(OsdWriteCost, AReaderAndAWriterShareTheDeviceByTargetBehindADeepThrottle) {
   EXPECT_NE(status.find(R"("method":"residual")"), std::string::npos) << status;
 }
 
-// The same two clients, but the reader is closed-loop: one read at a time, the next sent 0.5 ms
-// after the last came back, so its queue is empty between its reads. Returns the reader's part
-// of the device's time, counting the time writes were held for it as its own.
-double closed_loop_reader_part(Seconds read_anticipation) {
-  FakeOsd osd(0.001, 0.003, 1000);
-  OsdSharesConfig config;
-  config.window = 1.0;
-  config.read_anticipation = read_anticipation;
-  OsdShares shares(config, 0);
-  ShareTable table;
-  table.epoch = 1;
-  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", 0.2, {2}}};
-  shares.set_table(table, 0);
-  ShardQueue<int> queue(shares);
-  constexpr Seconds kThink = 0.0005;
-  Seconds now = 0;
-  Seconds next_read = 0;
-  bool read_in_shard = false;
-  int writes_queued = 0;
-  Seconds device[2] = {0, 0};
-  while (now < 90) {
-    if (!read_in_shard && next_read <= now) {
-      queue.enqueue(0, {OpClass::client, 1, kRead}, now);
-      read_in_shard = true;
-    }
-    for (; writes_queued < 8; ++writes_queued) queue.enqueue(1, {OpClass::client, 2, kWrite, 65536}, now);
-    const auto op = queue.dequeue(now);
-    if (!op) {
-      EXPECT_TRUE(queue.held_until().has_value());
-      // The thread waits until the hold ends or the reader's next read arrives, which wakes it.
-      const Seconds woken = std::min(*queue.held_until(), next_read);
-      if (now > 30) device[0] += std::max<Seconds>(0, woken - std::max(now, osd.device_free));
-      now = woken;
-      continue;
-    }
-    if (now > 30) device[op->op] += op->op ? osd.write_cost : osd.read_cost;
-    now = osd.run(op->running.request_class, now);
-    queue.complete(op->running, now);
-    if (op->op == 0) {
-      read_in_shard = false;
-      next_read = now + kThink;
-    } else {
-      --writes_queued;
-    }
-  }
-  return device[0] / (device[0] + device[1]);
-}
-
-TEST(OsdWriteCost, WritesAreHeldForAClosedLoopReaderBetweenItsReads) {
-  EXPECT_NEAR(closed_loop_reader_part(0.01), 0.75, 0.05);
-}
-
-// The control: without the hold, each gap between the reader's reads lets a write through, and
-// the reader waits behind its device time.
-TEST(OsdWriteCost, WithoutTheHoldAWriterTakesTheClosedLoopReadersShare) {
-  EXPECT_LT(closed_loop_reader_part(0), 0.5);
-}
-
 TEST(OsdShares, BusyReportsRunningAndOutstandingFractions) {
   OsdSharesConfig config;
   config.window = 1.0;

@@ -431,7 +431,8 @@ start_daemon() {
         ((loop_data)) && data=${data_loop[$id]}
         emulator=(env "LD_PRELOAD=$emulator_lib" "ERAILS_EMULATOR_CONFIG=$emulator_conf"
                   "ERAILS_EMULATOR_DEVICE=$data" "ERAILS_EMULATOR_STATS=$CLUSTER_DIR/emulator/$name.json"
-                  "ERAILS_EMULATOR_LOG=$CLUSTER_DIR/log/$name.emulator.log")
+                  "ERAILS_EMULATOR_LOG=$CLUSTER_DIR/log/$name.emulator.log"
+                  "ERAILS_EMULATOR_CONTROL=$CLUSTER_DIR/emulator/$name.control")
     fi
     # From /, as systemd starts them: Debian 13's Ceph has a relative osd_class_dir
     # (doc/dev/ceph-abi.md), and an OSD started elsewhere loads no object class (no RADOS lock).

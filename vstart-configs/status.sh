@@ -41,7 +41,8 @@ for path in sorted(sys.argv[1:], key=lambda p: int(os.path.basename(p).split("."
         continue
     r = s["requests"]
     age = time.time() - os.path.getmtime(path)
-    print(f"{name:<8} emulated {s['model']} x{s['time_scale']:g}: {r['read']} reads, {r['write']} writes, "
+    slowed = f", {s['slowdown']:g} times slower now (slow-device.sh)" if s.get("slowdown", 1) != 1 else ""
+    print(f"{name:<8} emulated {s['model']} x{s['time_scale']:g}{slowed}: {r['read']} reads, {r['write']} writes, "
           f"{r['sync_read'] + r['sync_write']} sync, {s['gc_events']} GC events "
           f"({s['gc_blocked_seconds']:.2f} s blocked), held {s['held_seconds']:.2f} s, "
           f"{s['errors']} errors (stats {age:.0f} s old)")

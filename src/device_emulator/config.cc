@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/number.h"
+#include "devices/slowed.h"
 
 namespace erails::device_emulator {
 
@@ -70,7 +71,39 @@ Expected<EmulatorConfig> read_config(const Getenv& getenv) {
                                           "' is not accepted; accepted: seconds in 0.1..3600"};
     c.stats_interval = *v;
   }
+  if (const char* control = getenv(kControlVar); control && *control) c.control_path = control;
   return c;
+}
+
+Expected<double> parse_control(const std::string& text) {
+  double slowdown = 1;
+  bool seen = false;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    line = line.substr(0, line.find('#'));
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    const auto eq = line.find('=');
+    const auto key_end = line.find_last_not_of(" \t", eq == std::string::npos ? std::string::npos : eq - 1);
+    const std::string key = eq == std::string::npos ? line.substr(first) : line.substr(first, key_end + 1 - first);
+    if (key != "slowdown") return Error{key, "'" + key + "' is not a control; accepted: slowdown = K, K in 1..1000"};
+    if (eq == std::string::npos) return Error{key, "slowdown has no value; accepted: slowdown = K, K in 1..1000"};
+    if (seen) return Error{"slowdown", "slowdown is given twice; accepted: one slowdown = K line"};
+    std::string text_value = line.substr(eq + 1);
+    text_value.erase(0, text_value.find_first_not_of(" \t"));
+    text_value.erase(text_value.find_last_not_of(" \t\r") + 1);
+    const auto value = parse_real(text_value);
+    if (!value || !(*value >= 1 && *value <= devices::kMaxSlowdown)) {
+      return Error{"slowdown", "slowdown = '" + text_value + "' is not accepted; accepted: a number in 1..1000"};
+    }
+    slowdown = *value;
+    seen = true;
+  }
+  return slowdown;
 }
 
 }  // namespace erails::device_emulator

@@ -9,6 +9,9 @@
 //   ERAILS_EMULATOR_STATS           JSON file the stats are written to (atomically); optional
 //   ERAILS_EMULATOR_STATS_INTERVAL  seconds between stats writes, 0.1..3600 (default 1)
 //   ERAILS_EMULATOR_LOG             file the emulator's log lines are appended to (default stderr)
+//   ERAILS_EMULATOR_CONTROL         file read again every 0.1 s while the process runs; it may say
+//                                   `slowdown = K` (1..1000): the device becomes K times slower
+//                                   from then on (devices/slowed.h). Absent or empty: 1. Optional
 //   ERAILS_EMULATOR_TEST_HOST       1: a program with no Ceph in it may load the emulator (the
 //                                   tests); without it only a checked ceph-osd may
 #pragma once
@@ -29,6 +32,8 @@ inline constexpr const char* kStatsVar = "ERAILS_EMULATOR_STATS";
 inline constexpr const char* kStatsIntervalVar = "ERAILS_EMULATOR_STATS_INTERVAL";
 inline constexpr const char* kLogVar = "ERAILS_EMULATOR_LOG";
 inline constexpr const char* kTestHostVar = "ERAILS_EMULATOR_TEST_HOST";
+inline constexpr const char* kControlVar = "ERAILS_EMULATOR_CONTROL";
+inline constexpr double kControlInterval = 0.1;  // seconds between reads of the control file
 
 struct EmulatorConfig {
   std::string model_file;
@@ -39,6 +44,7 @@ struct EmulatorConfig {
   ino_t device_ino = 0;
   std::string stats_path;  // empty: no stats file
   double stats_interval = 1;
+  std::string control_path;  // empty: the device's speed never changes
 };
 
 // A variable's value, or nullptr when unset.
@@ -47,5 +53,10 @@ using Getenv = std::function<const char*(const char*)>;
 // Reads and checks the whole configuration; an error's key is the variable (or the model file's
 // key) that is wrong, and its message says what is accepted.
 Expected<EmulatorConfig> read_config(const Getenv& getenv);
+
+// The slowdown a control file's text asks for: blank lines and `#` comments aside, at most one
+// `slowdown = K` line with K in 1..1000; nothing else. Empty text: 1. An error's key is the key
+// that is wrong ("slowdown", or the unknown one).
+Expected<double> parse_control(const std::string& text);
 
 }  // namespace erails::device_emulator

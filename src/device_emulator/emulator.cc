@@ -36,6 +36,31 @@ uint64_t iocb_bytes(const iocb* cb) {
 
 Emulator::Emulator(const EmulatorConfig& config) : config_(config), model_(make_model(config.model)) {}
 
+Status Emulator::set_slowdown(double factor, double now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return model_.set_slowdown(factor, clamp(now));
+}
+
+double Emulator::slowdown() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return model_.slowdown();
+}
+
+bool Emulator::control_due(double now) {
+  if (config_.control_path.empty()) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (now < next_control_) return false;
+  next_control_ = now + kControlInterval;
+  return true;
+}
+
+bool Emulator::new_bad_control(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (text == last_bad_control_) return false;
+  last_bad_control_ = text;
+  return true;
+}
+
 bool Emulator::is_data_device(const struct stat& st) const {
   if (S_ISBLK(st.st_mode)) return config_.device_ino == 0 && st.st_rdev == config_.device_dev;
   return config_.device_ino != 0 && st.st_dev == config_.device_dev && st.st_ino == config_.device_ino;
@@ -75,7 +100,7 @@ void Emulator::expect(io_context_t ctx, iocb* const* iocbs, const uint8_t* data_
 
 double Emulator::charge_locked(Operation op, uint64_t offset, uint64_t bytes, double now, double* gc_wait) {
   if (bytes == 0) return now;
-  const auto r = model_->submit(now, devices::IoRequest{op, offset, static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX))});
+  const auto r = model_.submit(now, devices::IoRequest{op, offset, static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX))});
   *gc_wait = r.gc_wait;
   stats_.gc_wait_seconds += r.gc_wait;
   if (op == Operation::write) last_write_done_ = std::max(last_write_done_, r.completion);
@@ -225,12 +250,13 @@ std::string Emulator::stats_json(double now) {
   std::lock_guard<std::mutex> lock(mutex_);
   StatsHeader h;
   h.pid = static_cast<long>(::getpid());
-  h.model = model_->describe();
+  h.model = model_.describe();
   h.kind = config_.model.is_ssd ? "ssd" : "hdd";
   h.time_scale = config_.model.is_ssd ? config_.model.ssd.time_scale : config_.model.hdd.time_scale;
+  h.slowdown = model_.slowdown();
   h.device = config_.device_path;
   h.uptime_seconds = now;
-  return to_json(h, stats_, model_->stats());
+  return to_json(h, stats_, model_.stats());
 }
 
 }  // namespace erails::device_emulator

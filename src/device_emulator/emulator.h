@@ -21,6 +21,7 @@
 #include "device_emulator/config.h"
 #include "device_emulator/stats.h"
 #include "devices/device.h"
+#include "devices/slowed.h"
 
 namespace erails::device_emulator {
 
@@ -60,6 +61,15 @@ class Emulator {
 
   void note_error();
 
+  // --- the control file (config.h): the device's slowdown from `now` on; an error names the key.
+  Status set_slowdown(double factor, double now);
+  double slowdown();
+  // True for one caller every kControlInterval, who then reads the control file.
+  bool control_due(double now);
+  // Whether `text`, a control file that could not be used, differs from the last such: an error is
+  // logged once, not every time the file is read.
+  bool new_bad_control(const std::string& text);
+
   // The stats as JSON if `now` is past the next write time (then the next one is set), else none.
   std::optional<std::string> stats_if_due(double now);
   std::string stats_json(double now);
@@ -90,10 +100,12 @@ class Emulator {
 
   const EmulatorConfig config_;
   std::mutex mutex_;
-  std::unique_ptr<devices::Device> model_;
+  devices::SlowedDevice model_;
   double last_now_ = 0;
   double last_write_done_ = 0;
   double next_stats_ = 0;
+  double next_control_ = 0;
+  std::string last_bad_control_;
   std::map<io_context_t, Context> contexts_;
   EmulatorStats stats_;
 };

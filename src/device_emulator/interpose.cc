@@ -143,8 +143,53 @@ void write_stats(const std::string& json) {
   if (::rename(tmp.c_str(), stats_path().c_str()) != 0) ::unlink(tmp.c_str());
 }
 
-void maybe_write_stats() {
-  if (auto json = g_emulator->stats_if_due(now_seconds())) write_stats(*json);
+std::string& control_path() {
+  static std::string path;
+  return path;
+}
+
+// The control file's text; empty when it does not exist (then the device runs at its own speed).
+std::string read_control() {
+  const int fd = real_open(control_path().c_str(), O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return "";
+  std::string text;
+  char buf[256];
+  ssize_t n;
+  while (text.size() < 4096 && ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))) {
+    if (n > 0) text.append(buf, static_cast<size_t>(n));
+  }
+  real_close(fd);
+  return text;
+}
+
+void maybe_read_control(double now) {
+  if (!g_emulator->control_due(now)) return;
+  const int saved = errno;
+  const std::string text = read_control();
+  const auto wanted = parse_control(text);
+  const double current = g_emulator->slowdown();
+  if (!wanted.ok()) {
+    if (g_emulator->new_bad_control(text)) {
+      std::ostringstream line;
+      line << "control file " << control_path() << ": " << wanted.error().key << ": " << wanted.error().message
+           << "; the slowdown stays " << current;
+      log_line(line.str());
+    }
+  } else if (wanted.value() != current && g_emulator->set_slowdown(wanted.value(), now).ok()) {
+    std::ostringstream line;
+    line << "slowdown " << wanted.value() << " from " << now << " s: "
+         << (wanted.value() == 1 ? "the device runs at its model's speed again"
+                                 : "the device is that many times slower than its model");
+    log_line(line.str());
+  }
+  errno = saved;
+}
+
+// Called after every emulated call, off the emulator's lock: what is due of the periodic work.
+void maybe_do_periodic_work() {
+  const double now = now_seconds();
+  maybe_read_control(now);
+  if (auto json = g_emulator->stats_if_due(now)) write_stats(*json);
 }
 
 bool is_data_fd(int fd) { return fd >= 0 && fd < kTrackedFds && g_data_fd[fd].load(std::memory_order_relaxed); }
@@ -188,7 +233,7 @@ auto timed_sync(Operation op, uint64_t offset, uint64_t bytes, Call call) {
   sleep_until(modeled);
   g_emulator->finish_sync(submitted, modeled, real_done, now_seconds());
   if (result < 0) g_emulator->note_error();
-  maybe_write_stats();
+  maybe_do_periodic_work();
   errno = saved;
   return result;
 }
@@ -291,6 +336,7 @@ __attribute__((constructor)) void start_emulator() {
     return;
   }
   stats_path() = config.value().stats_path;
+  control_path() = config.value().control_path;
   // Never destroyed: OSD threads may still make calls while the process exits.
   g_emulator = new Emulator(config.value());
   ::pthread_atfork(lock_for_fork, unlock_after_fork, child_after_fork);
@@ -298,7 +344,8 @@ __attribute__((constructor)) void start_emulator() {
   std::ostringstream on;
   on << "on: model " << (m.is_ssd ? "ssd " : "hdd ") << config.value().model_name << " from "
      << config.value().model_file << ", time_scale " << (m.is_ssd ? m.ssd.time_scale : m.hdd.time_scale)
-     << ", data device " << config.value().device_path << (stats_path().empty() ? "" : ", stats " + stats_path());
+     << ", data device " << config.value().device_path << (stats_path().empty() ? "" : ", stats " + stats_path())
+     << (control_path().empty() ? "" : ", control " + control_path());
   log_line(on.str());
   log_line(refuse_io_uring());
 }
@@ -470,7 +517,7 @@ ERAILS_EXPORT int io_submit(io_context_t ctx, long nr, struct iocb** iocbs) {
   // On a partial submission the kernel took the first r: only those reach the device.
   g_emulator->charge(ctx, iocbs, nr, r < 0 ? 0 : r, now_seconds());
   if (r < 0 && r != -EAGAIN) g_emulator->note_error();  // EAGAIN: BlueStore retries, as with any device
-  maybe_write_stats();
+  maybe_do_periodic_work();
   return r;
 }
 
@@ -505,6 +552,6 @@ ERAILS_EXPORT int io_getevents(io_context_t ctx, long min_nr, long nr, struct io
       break;
     }
   }
-  maybe_write_stats();
+  maybe_do_periodic_work();
   return static_cast<int>(got);
 }

@@ -169,5 +169,56 @@ TEST_F(EmulatorCore, TheDiskModelRunsToo) {
   EXPECT_NE(e.stats_json(done).find("\"kind\": \"hdd\""), std::string::npos);
 }
 
+TEST_F(EmulatorCore, ASlowedDeviceIsSlowerFromTheChangeOnAndSaysSo) {
+  auto v = vars("disk.conf");
+  v[kControlVar] = dir_ + "/control";
+  auto c = read(v);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().control_path, dir_ + "/control");
+  Emulator e(c.value());
+  const double healthy = e.charge_sync(Operation::read, 1 << 30, 4096, 0);
+  ASSERT_TRUE(e.set_slowdown(10, 10).ok());
+  EXPECT_NEAR(e.charge_sync(Operation::read, 1 << 30, 4096, 20) - 20, 10 * healthy, 1e-9);
+  EXPECT_EQ(e.slowdown(), 10);
+  EXPECT_NE(e.stats_json(21).find("\"slowdown\": 10,"), std::string::npos) << e.stats_json(21);
+  EXPECT_EQ(e.set_slowdown(0, 22).error().key, "slowdown");
+  EXPECT_EQ(e.slowdown(), 10);
+}
+
+TEST_F(EmulatorCore, TheControlFileIsReadOnlyEveryIntervalAndOnlyWhenConfigured) {
+  auto v = vars("disk.conf");
+  EXPECT_FALSE(Emulator(read(v).value()).control_due(0));
+  v[kControlVar] = dir_ + "/control";
+  Emulator e(read(v).value());
+  EXPECT_TRUE(e.control_due(1.0));
+  EXPECT_FALSE(e.control_due(1.0 + kControlInterval / 2));
+  EXPECT_TRUE(e.control_due(1.0 + kControlInterval));
+  EXPECT_TRUE(e.new_bad_control("slowdown = 0"));
+  EXPECT_FALSE(e.new_bad_control("slowdown = 0"));
+  EXPECT_TRUE(e.new_bad_control("slowdown = -1"));
+}
+
+TEST(ControlFile, SaysTheSlowdown) {
+  EXPECT_EQ(parse_control("").value(), 1);
+  EXPECT_EQ(parse_control("# healthy\n\n").value(), 1);
+  EXPECT_EQ(parse_control("slowdown = 10\n").value(), 10);
+  EXPECT_EQ(parse_control("  slowdown=2.5  # for a minute\r\n").value(), 2.5);
+  EXPECT_EQ(parse_control("slowdown = 1000").value(), 1000);
+}
+
+TEST(ControlFile, RefusesWhatItDoesNotKnowNamingTheKey) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"slowdown = 0.5", "slowdown"},     {"slowdown = 1001", "slowdown"}, {"slowdown = ten", "slowdown"},
+      {"slowdown =", "slowdown"},         {"slowdown = inf", "slowdown"},  {"speed = 2", "speed"},
+      {"slowdown", "slowdown"},           {"slowdown = 2\nslowdown = 3", "slowdown"},
+  };
+  for (const auto& [text, key] : bad) {
+    const auto r = parse_control(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().key, key) << text;
+    EXPECT_NE(r.error().message.find("accepted"), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace erails::device_emulator

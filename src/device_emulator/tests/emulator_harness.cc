@@ -303,6 +303,40 @@ void case_fork(Files& f) {
   case_aio(f);  // and the parent still works
 }
 
+// The control file slows the device while the process runs; a control it cannot use changes
+// nothing; without the file the device is healthy again. Each change is waited for a control
+// interval, then read by the next call, and holds for the call after.
+void case_slowdown(Files& f) {
+  const double modeled = modeled_read(f.time_scale);
+  std::vector<char> buf(kBlock);
+  const std::string control = f.dir + "/control";
+  auto set_control = [&](const char* text) {
+    if (text) {
+      std::ofstream(control) << text;
+    } else {
+      unlink(control.c_str());
+    }
+    usleep(150000);  // > kControlInterval
+    CHECK(pread(f.data, buf.data(), kBlock, 0) == (ssize_t)kBlock, "pread that reads the control file");
+    usleep(static_cast<useconds_t>(20 * modeled * 1e6));  // the device idle again, at any speed
+  };
+  auto timed_read = [&] {
+    const double t = now();
+    CHECK(pread(f.data, buf.data(), kBlock, 0) == (ssize_t)kBlock, "pread");
+    return now() - t;
+  };
+  set_control("slowdown = 10\n");
+  double took = timed_read();
+  CHECK(took >= 10 * modeled, "slowed 10x: pread after %.6f s, modeled healthy %.6f s", took, modeled);
+  set_control("slowdown = 0\n");
+  took = timed_read();
+  CHECK(took >= 10 * modeled, "a bad control changed the speed: pread after %.6f s", took);
+  set_control(nullptr);
+  took = timed_read();
+  CHECK(took >= modeled && took < 5 * modeled + kSchedulingSlack, "healthy again: pread after %.6f s, modeled %.6f s",
+        took, modeled);
+}
+
 void case_passthrough(Files& f) {
   // The emulator is off (bad configuration, or not a host it may act in): I/O works, unheld.
   const double modeled = modeled_read(f.time_scale);
@@ -358,6 +392,17 @@ const std::map<std::string, Case>& cases() {
           CHECK(json_int(s, "read") == 0 && json_int(s, "write") == 0, "stats: %s", s.c_str());
         }}},
       {"fork", {case_fork, 1, {}, nullptr, nullptr}},
+      {"slowdown",
+       {case_slowdown, 200, {}, nullptr,
+        [](const std::string& s, const std::string& log) {
+          CHECK(json_int(s, "slowdown") == 1, "stats after the control file went: %s", s.c_str());
+          CHECK(log.find(", control ") != std::string::npos, "log: %s", log.c_str());
+          CHECK(log.find("slowdown 10 from ") != std::string::npos, "log: %s", log.c_str());
+          CHECK(log.find(": slowdown: slowdown = '0' is not accepted; accepted: a number in 1..1000; the slowdown "
+                         "stays 10") != std::string::npos,
+                "log: %s", log.c_str());
+          CHECK(log.find("slowdown 1 from ") != std::string::npos, "log: %s", log.c_str());
+        }}},
       {"bad_config",
        {case_passthrough, 1000, {}, "0",
         [](const std::string& s, const std::string& log) {
@@ -441,6 +486,7 @@ int runner(const std::string& lib, const std::string& name) {
       {"ERAILS_EMULATOR_STATS_INTERVAL", "0.1"},
       {"ERAILS_EMULATOR_LOG", dir + "/emulator.log"},
       {"ERAILS_EMULATOR_TEST_HOST", "1"},
+      {"ERAILS_EMULATOR_CONTROL", dir + "/control"},
   };
   for (const auto& [k, v] : it->second.env) env[k] = v;
   // A ceph-osd without Ceph's version function: the emulator must take it for an unchecked build.
@@ -463,7 +509,7 @@ int runner(const std::string& lib, const std::string& name) {
   if (it->second.after) it->second.after(stats, log);
   std::printf("--- emulator log\n%s", log.c_str());
   if (failures == 0) {
-    for (const char* file : {"data.img", "other.img", "model.conf", "stats.json", "emulator.log", "ceph-osd"})
+    for (const char* file : {"data.img", "other.img", "model.conf", "stats.json", "emulator.log", "ceph-osd", "control"})
       unlink((dir + "/" + file).c_str());
     rmdir(dir.c_str());
   } else {

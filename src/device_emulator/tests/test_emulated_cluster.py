@@ -1,7 +1,8 @@
 """Smoke test of the emulator under real OSDs: a 3-OSD cluster started with
 vstart-configs/start.sh --emulate-ssd, a little rados bench, then each OSD's stats must show
-requests charged on its data device and no errors, status.sh one line per OSD, a restart without
-the flag must keep the emulator, and the cluster must stop cleanly.
+requests charged on its data device and no errors, status.sh one line per OSD, slow-device.sh must
+slow one OSD's device and make it healthy again (and refuse bad arguments), a restart without the
+flag must keep the emulator, and the cluster must stop cleanly.
 
 Needs ERAILS_EMULATOR_LIB (the built library), which ctest sets (device_emulator.cluster_smoke);
 ERAILS_EMULATOR_TEST_PORT_BASE picks the ports instead of start.sh's --port-base auto.
@@ -101,6 +102,29 @@ def test_requests_reach_the_model_on_every_osd(cluster):
     status = run(VSTART / "status.sh", "--dir", cluster).stdout
     lines = [l for l in status.splitlines() if " emulated ssd emulated-intel510 x2:" in l]
     assert len(lines) == OSDS, status
+
+    # A fail-slow drive on demand: osd.0's device 50 times slower while it runs, then healthy.
+    slow = VSTART / "slow-device.sh"
+    for bad, message in ((["--osd", "0", "--slowdown", "0"], "--slowdown must be a number from 1"),
+                         (["--osd", "0", "--slowdown", "1001"], "--slowdown must be a number from 1"),
+                         (["--osd", "x", "--slowdown", "2"], "--osd must be an OSD id"),
+                         (["--osd", "9", "--slowdown", "2"], "osd.9 of")):
+        done = subprocess.run([str(slow), "--dir", str(cluster), *bad], capture_output=True, text=True)
+        assert done.returncode != 0 and message in done.stderr, (bad, done.stderr)
+    for factor in ("50", "1"):
+        run(slow, "--dir", cluster, "--osd", "0", "--slowdown", factor)
+
+        def osd0_reports_the_slowdown():
+            s = stats(cluster, 0)
+            if s and s["slowdown"] == float(factor):
+                return True
+            run("rados", "-p", "smoke", "put", "stats-nudge", "/etc/hostname", env=env)
+            return False
+        wait_for(f"osd.0's emulator stats to show slowdown {factor}", osd0_reports_the_slowdown, 60)
+        assert f"slowdown {factor} from " in (cluster / "log" / "osd.0.emulator.log").read_text()
+        slowed = "50 times slower now" in run(VSTART / "status.sh", "--dir", cluster).stdout
+        assert slowed == (factor == "50")
+    assert all(stats(cluster, i)["slowdown"] == 1 for i in (1, 2))
 
     # cluster.params keeps the emulator: a restart without the flag still preloads it.
     run(VSTART / "stop.sh", "--dir", cluster)

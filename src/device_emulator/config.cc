@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "common/number.h"
 #include "devices/slowed.h"
@@ -76,34 +78,29 @@ Expected<EmulatorConfig> read_config(const Getenv& getenv) {
 }
 
 Expected<double> parse_control(const std::string& text) {
-  double slowdown = 1;
-  bool seen = false;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    line = line.substr(0, line.find('#'));
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
+  constexpr const char* kBlank = " \t\r";
+  auto trimmed = [&](std::string part) {
+    part.erase(0, part.find_first_not_of(kBlank));
+    part.erase(part.find_last_not_of(kBlank) + 1);
+    return part;
+  };
+  std::optional<double> slowdown;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    line = trimmed(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
     const auto eq = line.find('=');
-    const auto key_end = line.find_last_not_of(" \t", eq == std::string::npos ? std::string::npos : eq - 1);
-    const std::string key = eq == std::string::npos ? line.substr(first) : line.substr(first, key_end + 1 - first);
+    const std::string key = trimmed(line.substr(0, eq));
     if (key != "slowdown") return Error{key, "'" + key + "' is not a control; accepted: slowdown = K, K in 1..1000"};
     if (eq == std::string::npos) return Error{key, "slowdown has no value; accepted: slowdown = K, K in 1..1000"};
-    if (seen) return Error{"slowdown", "slowdown is given twice; accepted: one slowdown = K line"};
-    std::string text_value = line.substr(eq + 1);
-    text_value.erase(0, text_value.find_first_not_of(" \t"));
-    text_value.erase(text_value.find_last_not_of(" \t\r") + 1);
-    const auto value = parse_real(text_value);
-    if (!value || !(*value >= 1 && *value <= devices::kMaxSlowdown)) {
-      return Error{"slowdown", "slowdown = '" + text_value + "' is not accepted; accepted: a number in 1..1000"};
+    if (slowdown) return Error{key, "slowdown is given twice; accepted: one slowdown = K line"};
+    const std::string value = trimmed(line.substr(eq + 1));
+    slowdown = parse_real(value);
+    if (!slowdown || !(*slowdown >= 1 && *slowdown <= devices::kMaxSlowdown)) {
+      return Error{key, "slowdown = '" + value + "' is not accepted; accepted: a number in 1..1000"};
     }
-    slowdown = *value;
-    seen = true;
   }
-  return slowdown;
+  return slowdown.value_or(1);
 }
 
 }  // namespace erails::device_emulator

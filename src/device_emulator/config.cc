@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -96,9 +97,7 @@ Expected<double> parse_control(const std::string& text) {
     if (slowdown) return Error{key, "slowdown is given twice; accepted: one slowdown = K line"};
     const std::string value = trimmed(line.substr(eq + 1));
     slowdown = parse_real(value);
-    if (!slowdown || !(*slowdown >= 1 && *slowdown <= devices::kMaxSlowdown)) {
-      return Error{key, "slowdown = '" + value + "' is not accepted; accepted: a number in 1..1000"};
-    }
+    if (Status valid = devices::check_slowdown(slowdown.value_or(NAN), value); !valid.ok()) return valid.error();
   }
   return slowdown.value_or(1);
 }

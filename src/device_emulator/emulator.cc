@@ -48,10 +48,8 @@ double Emulator::slowdown() {
 
 bool Emulator::control_due(double now) {
   if (config_.control_path.empty()) return false;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (now < next_control_) return false;
-  next_control_ = now + kControlInterval;
-  return true;
+  double next = next_control_.load(std::memory_order_relaxed);
+  return now >= next && next_control_.compare_exchange_strong(next, now + kControlInterval, std::memory_order_relaxed);
 }
 
 bool Emulator::new_bad_control(const std::string& text) {

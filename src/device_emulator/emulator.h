@@ -9,6 +9,7 @@
 #include <libaio.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <limits>
 #include <map>
 #include <memory>
@@ -104,7 +105,7 @@ class Emulator {
   double last_now_ = 0;
   double last_write_done_ = 0;
   double next_stats_ = 0;
-  double next_control_ = 0;
+  std::atomic<double> next_control_{0};  // checked on every call, so not under mutex_
   std::string last_bad_control_;
   std::map<io_context_t, Context> contexts_;
   EmulatorStats stats_;

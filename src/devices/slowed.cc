@@ -2,17 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace erails::devices {
 
-SlowedDevice::SlowedDevice(std::unique_ptr<Device> inner) : inner_(std::move(inner)), stats_(inner_->stats()) {}
+Status check_slowdown(double factor, const std::string& as_written) {
+  if (std::isfinite(factor) && factor >= 1 && factor <= kMaxSlowdown) return Ok{};
+  std::ostringstream accepted;
+  accepted << "slowdown = '" << as_written << "' is not accepted; accepted: a number in 1.." << kMaxSlowdown;
+  return Error{"slowdown", accepted.str()};
+}
+
+SlowedDevice::SlowedDevice(std::unique_ptr<Device> inner) : inner_(std::move(inner)) {}
 
 Status SlowedDevice::set_slowdown(double factor, double now) {
-  if (!std::isfinite(factor) || factor < 1 || factor > kMaxSlowdown) {
-    return Error{"slowdown", "slowdown must be a number in 1..1000 (how many times slower than the model)"};
-  }
+  std::ostringstream written;
+  written << factor;
+  if (Status valid = check_slowdown(factor, written.str()); !valid.ok()) return valid;
   if (factor == factor_) return Ok{};
-  if (!ever_slowed_) drained_ = inner_->drained_at();
+  if (!ever_slowed_) {
+    drained_ = inner_->drained_at();
+    stats_ = inner_->stats();
+  }
   const double at = std::max(now, since_);
   inner_since_ += (at - since_) / factor_;
   since_ = at;
@@ -24,11 +35,7 @@ Status SlowedDevice::set_slowdown(double factor, double now) {
 IoResult SlowedDevice::submit(double now, const IoRequest& req) {
   // Never slowed, the wrapped device sees the caller's clock itself, so its results are the same
   // to the bit.
-  if (!ever_slowed_) {
-    const IoResult r = inner_->submit(now, req);
-    stats_ = inner_->stats();
-    return r;
-  }
+  if (!ever_slowed_) return inner_->submit(now, req);
   const DeviceStats before = inner_->stats();
   const IoResult r = inner_->submit(inner_since_ + (std::max(now, since_) - since_) / factor_, req);
   const DeviceStats& after = inner_->stats();

@@ -19,6 +19,9 @@ namespace erails::devices {
 
 inline constexpr double kMaxSlowdown = 1000;
 
+// Ok if 1 <= factor <= kMaxSlowdown, else an error with key "slowdown" quoting `as_written`.
+Status check_slowdown(double factor, const std::string& as_written);
+
 class SlowedDevice final : public Device {
  public:
   explicit SlowedDevice(std::unique_ptr<Device> inner);
@@ -30,7 +33,7 @@ class SlowedDevice final : public Device {
 
   IoResult submit(double now, const IoRequest& req) override;
   double drained_at() const override;
-  const DeviceStats& stats() const override { return stats_; }
+  const DeviceStats& stats() const override { return ever_slowed_ ? stats_ : inner_->stats(); }
   std::string describe() const override { return inner_->describe(); }
 
  private:
@@ -42,7 +45,7 @@ class SlowedDevice final : public Device {
   double factor_ = 1;
   bool ever_slowed_ = false;
   double drained_ = 0;  // the latest completion returned, once ever_slowed_
-  DeviceStats stats_;
+  DeviceStats stats_;  // once ever_slowed_: the wrapped device's, its times scaled as they accrued
 };
 
 }  // namespace erails::devices

@@ -1,0 +1,59 @@
+"""What each OSD's own QBox accounting said during a run: reads a <run>_prices.csv of osd_shares.py
+and prints, per OSD, in how many windows it had ops outstanding all the time, and per client the
+median of its achieved share and of the fraction of each window it had ops queued there.
+
+  python3 bench/qbox/osd_accounting.py <run>_prices.csv [--from SECONDS]
+"""
+import argparse
+import csv
+import statistics
+import sys
+from collections import defaultdict
+
+SATURATED = 0.99  # busy_outstanding at or above this: ops outstanding the whole window
+
+
+def summarize(rows, start):
+    by_osd = defaultdict(list)
+    for r in rows:
+        if float(r["time_s"]) >= start:
+            by_osd[r["osd"]].append(r)
+    lines = []
+    for osd, osd_rows in sorted(by_osd.items()):
+        windows = {r["time_s"]: float(r["busy_outstanding"]) for r in osd_rows if r["busy_outstanding"]}
+        saturated = sum(1 for b in windows.values() if b >= SATURATED)
+        busy = statistics.median(windows.values()) if windows else float("nan")
+        lines.append(f"osd.{osd}: ops outstanding all of {saturated} of {len(windows)} windows; busy median {busy:.2f}")
+        clients = defaultdict(list)
+        for r in osd_rows:
+            if r["achieved"] and r["backlogged"]:
+                clients[r["client"]].append((float(r["achieved"]), float(r["backlogged"])))
+        for client, values in sorted(clients.items()):
+            achieved = statistics.median(a for a, _ in values)
+            backlogged = statistics.median(b for _, b in values)
+            lines.append(f"  {client}: achieved median {achieved:.2f}; ops queued a median {backlogged:.2f} of each window")
+    return lines
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("prices", help="a <run>_prices.csv of osd_shares.py")
+    parser.add_argument("--from", dest="start", type=float, default=4.0,
+                        help="leave out windows before this many seconds into the run (default 4, the warm-up)")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.prices, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        parser.error(f"prices: cannot read '{args.prices}': {e.strerror}")
+    needed = {"time_s", "osd", "busy_outstanding", "client", "achieved", "backlogged"}
+    if not rows or not needed <= set(rows[0]):
+        parser.error(f"prices: '{args.prices}' has no per-OSD accounting (columns {', '.join(sorted(needed))})")
+    lines = summarize(rows, args.start)
+    if not lines:
+        parser.error(f"prices: '{args.prices}' has no window after {args.start:g} s")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

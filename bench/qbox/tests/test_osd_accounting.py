@@ -1,0 +1,35 @@
+"""osd_accounting.py on invented prices rows, and the files it refuses."""
+import pytest
+
+import osd_accounting
+
+
+def row(t, osd, busy, client, achieved, backlogged):
+    return {"time_s": str(t), "osd": str(osd), "busy_outstanding": str(busy), "client": client,
+            "achieved": str(achieved), "backlogged": str(backlogged)}
+
+
+def test_saturated_windows_and_each_clients_medians_are_reported():
+    rows = [row(t, 0, busy, c, a, b)
+            for t, busy in ((5.0, 1.0), (7.0, 0.995), (9.0, 0.5))
+            for c, a, b in (("client.w", 0.8 if t < 9 else 0.2, 1.0), ("client.r", 0.1, 0.9))]
+    rows.append(row(1.0, 0, 0.1, "client.r", 0.9, 0.0))  # the warm-up: left out
+    lines = osd_accounting.summarize(rows, 4.0)
+    assert lines[0] == "osd.0: ops outstanding all of 2 of 3 windows; busy median 0.99"
+    assert lines[1] == "  client.r: achieved median 0.10; ops queued a median 0.90 of each window"
+    assert lines[2] == "  client.w: achieved median 0.80; ops queued a median 1.00 of each window"
+
+
+def test_prices_without_the_per_osd_accounting_are_refused(tmp_path, capsys):
+    old = tmp_path / "old_prices.csv"
+    old.write_text("time_s,osd,client,write_ms\n1.0,0,client.a,3\n")
+    with pytest.raises(SystemExit) as exit_info:
+        osd_accounting.main([str(old)])
+    assert exit_info.value.code == 2
+    assert "has no per-OSD accounting" in capsys.readouterr().err
+
+
+def test_a_missing_file_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        osd_accounting.main([str(tmp_path / "none.csv")])
+    assert "prices: cannot read" in capsys.readouterr().err

@@ -5,10 +5,11 @@ median of its achieved share and of the fraction of each window it had ops queue
   python3 bench/qbox/osd_accounting.py <run>_prices.csv [--from SECONDS]
 """
 import argparse
-import csv
 import statistics
 import sys
 from collections import defaultdict
+
+from run_csv import read_rows
 
 SATURATED = 0.99  # busy_outstanding at or above this: ops outstanding the whole window
 
@@ -41,14 +42,9 @@ def main(argv):
     parser.add_argument("--from", dest="start", type=float, default=4.0,
                         help="leave out windows before this many seconds into the run (default 4, the warm-up)")
     args = parser.parse_args(argv)
-    try:
-        with open(args.prices, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        parser.error(f"prices: cannot read '{args.prices}': {e.strerror}")
-    needed = {"time_s", "osd", "busy_outstanding", "client", "achieved", "backlogged"}
-    if not rows or not needed <= set(rows[0]):
-        parser.error(f"prices: '{args.prices}' has no per-OSD accounting (columns {', '.join(sorted(needed))})")
+    rows = read_rows(parser, "prices", args.prices,
+                     {"time_s", "osd", "busy_outstanding", "client", "achieved", "backlogged"},
+                     "has no per-OSD accounting")
     lines = summarize(rows, args.start)
     if not lines:
         parser.error(f"prices: '{args.prices}' has no window after {args.start:g} s")

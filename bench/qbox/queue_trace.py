@@ -11,10 +11,11 @@ share pulls the frontier k times as fast, and accounts that lag it are brought u
 their FIFO empties (qbox_queue.h), so their own lead is lost.
 """
 import argparse
-import csv
 import statistics
 import sys
 from collections import defaultdict
+
+from run_csv import read_rows
 
 
 def summarize(rows, start):
@@ -54,15 +55,9 @@ def main(argv):
     parser.add_argument("--from", dest="start", type=float, default=4.0,
                         help="leave out polls before this many seconds into the run (default 4, the warm-up)")
     args = parser.parse_args(argv)
-    try:
-        with open(args.trace, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        parser.error(f"trace: cannot read '{args.trace}': {e.strerror}")
-    needed = {"time_s", "osd", "shard", "frontier", "account", "utilization", "accumulated_minus_frontier",
-              "head_minus_frontier", "queued"}
-    if not rows or not needed <= set(rows[0]):
-        parser.error(f"trace: '{args.trace}' is not a queue trace (columns {', '.join(sorted(needed))})")
+    rows = read_rows(parser, "trace", args.trace,
+                     {"time_s", "osd", "shard", "frontier", "account", "utilization", "accumulated_minus_frontier",
+                      "head_minus_frontier", "queued"}, "is not a queue trace")
     lines = summarize(rows, args.start)
     if not lines:
         parser.error(f"trace: '{args.trace}' has fewer than two polls of any queue after {args.start:g} s")

@@ -42,6 +42,20 @@ std::string timestamp() {
 
 }  // namespace
 
+std::vector<std::string> words_argument(const CmdMap& cmdmap, const char* name) {
+  if (const auto it = cmdmap.find(name); it != cmdmap.end()) {
+    if (const auto* words = boost::get<std::vector<std::string>>(&it->second)) return *words;
+  }
+  return {};
+}
+
+bool wants_json(const CmdMap& cmdmap) {
+  if (const auto it = cmdmap.find("format"); it != cmdmap.end()) {
+    if (const auto* format = boost::get<std::string>(&it->second)) return format->rfind("json", 0) == 0;
+  }
+  return false;
+}
+
 Status register_commands(void* cct, AdminSocketHook* hook, const std::vector<CommandSpec>& commands) {
   const auto register_command =
       reinterpret_cast<RegisterCommand>(dlsym(RTLD_DEFAULT, kRegisterCommandSymbol));

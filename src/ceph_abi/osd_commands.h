@@ -38,6 +38,12 @@ struct CommandSpec {
 // live as long as the daemon. Errors name the command that failed, or the missing symbols.
 Status register_commands(void* cct, AdminSocketHook* hook, const std::vector<CommandSpec>& commands);
 
+// A command's list argument `name` (n=N), empty when not given.
+std::vector<std::string> words_argument(const CmdMap& cmdmap, const char* name);
+
+// Whether the caller asked for JSON (`-f json`, `-f json-pretty`).
+bool wants_json(const CmdMap& cmdmap);
+
 struct CommandOutcome {
   int result;          // 0 or a negative errno, as the command's hook returned it
   std::string output;  // what `ceph daemon` would print

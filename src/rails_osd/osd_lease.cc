@@ -14,6 +14,7 @@
 #include "ceph_abi/osd_commands.h"
 #include "rails_osd/allow_list.h"
 #include "rails_osd/lease.h"
+#include "rails_osd/osd_avoid.h"
 
 namespace erails::rails_osd {
 namespace {
@@ -24,7 +25,6 @@ constexpr const char* kLeaseHelp =
     "Rails: with no words, this OSD's lease; seconds=<s> release=<option>=<value>,... "
     "[unset=<option>,...] [kick=<bytes>] grants or renews it; cancel drops it";
 constexpr const char* kWordsArgument = "args";
-constexpr const char* kFormatArgument = "format";
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -42,15 +42,8 @@ class OsdLease final : public ceph_osd::SyncAdminSocketHook {
 
   int respond(std::string_view, const ceph_osd::CmdMap& cmdmap, ceph_osd::Formatter*,
            std::ostream& errors, ceph::buffer::list& out) override {
-    std::vector<std::string> words;
-    if (const auto it = cmdmap.find(kWordsArgument); it != cmdmap.end()) {
-      if (const auto* given = boost::get<std::vector<std::string>>(&it->second)) words = *given;
-    }
-    bool json = false;
-    if (const auto it = cmdmap.find(kFormatArgument); it != cmdmap.end()) {
-      if (const auto* format = boost::get<std::string>(&it->second)) json = format->rfind("json", 0) == 0;
-    }
-    const auto request = parse_request(words);
+    const bool json = ceph_osd::wants_json(cmdmap);
+    const auto request = parse_request(ceph_osd::words_argument(cmdmap, kWordsArgument));
     if (!request) {
       errors << "rails lease: " << request.error().to_string();
       return -EINVAL;
@@ -138,11 +131,15 @@ void set_up() {
     // Lives as long as the daemon: the socket keeps the pointer.
     static OsdLease* lease = new OsdLease(cct);
     status = ceph_osd::register_commands(cct, lease, {{kLeaseCommand, kLeaseHelp}});
-    if (status) ceph_osd::log_line(kLibrary, "`rails lease` is available (build-id " + build_id + ")");
+    if (status) status = register_avoid_command(cct);
+    if (status) {
+      ceph_osd::log_line(kLibrary, "`rails lease` and `rails avoid` are available (build-id " + build_id + ")");
+    }
   }
   if (!status) {
     ceph_osd::log_to_daemon(cct, kLibrary, "no Rails lease in this OSD, so a hold the rails module leaves is "
-                                 "bounded by BlueStore's own limits only: " + status.error().to_string());
+                                 "bounded by BlueStore's own limits only, and its erails reads do not avoid "
+                                 "slow OSDs: " + status.error().to_string());
   }
 }
 

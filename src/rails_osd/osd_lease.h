@@ -1,6 +1,7 @@
 // The Rails lease inside ceph-osd (doc/rails.rst, "Turning it off"; the ABI it rests on in
 // doc/dev/ceph-abi.md): registers `rails lease` with the OSD's admin socket, and a thread that
-// applies the release the module gave when the lease runs out without renewal.
+// applies the release the module gave when the lease runs out without renewal; and `rails avoid`
+// (osd_avoid.h), which rides on the same allow-list and admin socket.
 #pragma once
 
 namespace erails::rails_osd {

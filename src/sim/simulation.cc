@@ -203,7 +203,7 @@ class Simulation {
     if (c_.k == 1) wanted = &wanted_one_;
     const std::vector<int>* shards = wanted;
     if (separated_ || failed_osds_ > 0) {
-      auto choice = rails::choose_read_shards(c_.k, n_, *wanted, available, readers);
+      auto choice = rails::choose_read_shards(c_.k, n_, *wanted, available, readers, {});
       if (!choice.ok()) {
         unavailable(id);
         return;

@@ -9,6 +9,7 @@
 #include "ceph_abi/checked_build.h"
 #include "ceph_abi/crush_wrapper.h"
 #include "rails/read_selection.h"
+#include "rails_osd/avoid.h"
 
 namespace erails {
 namespace {
@@ -34,6 +35,11 @@ char* contiguous_aligned(ceph::bufferlist& bl) {
 // The schedule runs on the wall clock, which every OSD and the mgr keep NTP-synced.
 double wall_clock_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Avoid marks end on the OSD's own clock, whatever the wall clock does.
+double monotonic_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 bool in_range(const std::set<int>& ids, int n) {
@@ -159,12 +165,17 @@ int ErasureCodeErails::choose_shards(const std::set<int>& want_to_read,
   if (!in_range(want_to_read, n) || !in_range(available, n)) return -EINVAL;
   chosen->clear();
   if (want_to_read.empty()) return 0;
-  // Without colors every shard counts as read-phase: the plain erasure-code choice.
+  // Without colors every shard counts as read-phase, and none is marked slow (a shard index names
+  // no OSD there): the plain erasure-code choice.
   rails::ColorSet read_phase(n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
-  if (schedule_) read_phase = schedule_->read_set(wall_clock_seconds());
+  rails::ColorSet slow;
+  if (schedule_) {
+    read_phase = schedule_->read_set(wall_clock_seconds());
+    slow = rails::ColorSet(rails_osd::process_avoid_marks().slow_mask(profile_.crush_colors, monotonic_seconds()));
+  }
   auto choice = rails::choose_read_shards(
       profile_.k, n, std::vector<int>(want_to_read.begin(), want_to_read.end()),
-      std::vector<int>(available.begin(), available.end()), read_phase);
+      std::vector<int>(available.begin(), available.end()), read_phase, slow);
   if (!choice.ok()) return static_cast<int>(available.size()) < profile_.k ? -EIO : -EINVAL;
   chosen->insert(choice.value().shards.begin(), choice.value().shards.end());
   return 0;

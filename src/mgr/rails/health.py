@@ -24,11 +24,14 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
                   device_problems: Dict[int, str], clock_problems: Sequence[str] = (),
                   mixing: Optional[Dict[str, List[str]]] = None,
                   spread_error: Optional[SettingError] = None, loop_error: Optional[str] = None,
-                  no_lease: Optional[Dict[int, str]] = None) -> Dict[str, dict]:
+                  no_lease: Optional[Dict[int, str]] = None, slow_osds: Sequence[str] = (),
+                  avoid_failed: Optional[Dict[int, str]] = None) -> Dict[str, dict]:
     """mixing: pool name -> PGs whose reads need write-phase shards now (reads.MixedReads);
     spread_error: release_spread_seconds too long for a pool (pacing.effective_spread);
     loop_error: why the last control loop failed, while holding is suspended after it;
-    no_lease: osd -> its answer, for the OSDs that refused the Rails lease (lease.py)."""
+    no_lease: osd -> its answer, for the OSDs that refused the Rails lease (lease.py);
+    slow_osds: one line per OSD marked slow (avoid.mark_lines); avoid_failed: osd -> its answer, for
+    the OSDs that did not take the marks."""
     checks = {}
     if loop_error is not None:
         checks["RAILS_LOOP_ERROR"] = _check(
@@ -77,6 +80,11 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
             f"{sum(len(pgs) for pgs in mixing.values())} PG(s) read from write-phase shards "
             "(too few read-phase shards available)",
             [f"pool {pool}: {len(pgs)} PG(s): {_some(pgs)}" for pool, pgs in sorted(mixing.items())])
+    if slow_osds or avoid_failed:
+        detail = list(slow_osds) + [f"osd.{osd} did not take the marks, so its reads do not avoid them: {why}"
+                                    for osd, why in sorted((avoid_failed or {}).items())]
+        checks["RAILS_OSD_SLOW"] = _check(
+            f"{len(slow_osds)} OSD(s) slow against their peers", detail)
     if device_problems:
         checks["RAILS_OSD_DEVICES"] = _check(
             f"{len(device_problems)} Rails OSD(s) cannot keep held writes off their data device",

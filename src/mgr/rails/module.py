@@ -18,6 +18,7 @@ from mgr_module import CLIReadCommand, CommandResult, HandleCommandResult, MgrMo
 
 from . import clock
 from .accounting import Counters, HoldAccounting, counters_from_perf_dump, kick_applied
+from .avoid import avoid_command, avoid_seconds, avoided_colors, clear_command, mark_lines
 from .controller import OsdAction, Pacing, PhaseController, defer_interval_seconds, next_change
 from .devices import device_problems
 from .health import health_checks
@@ -26,6 +27,7 @@ from .pacing import effective_spread
 from .reads import MixedReads, pg_reads
 from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, over_budget_args,
                        release_args, self_applied_bytes, unslow_command, validate)
+from .slow_osds import DetectionParams, SlowOsds, totals_from_perf_dump
 from .status import build_status, render_plain
 from .topology import Topology, build_topology
 
@@ -85,6 +87,12 @@ class Module(MgrModule):
         self._time_sync: dict = {}
         self._mgr_clock: Optional[clock.KernelClock] = None
         self._clock_problems: List[str] = []
+        self._slow = SlowOsds()
+        self._last_slow_read = 0.0
+        # OSDs sent marks that are not cleared yet -> the colors last sent.
+        self._avoiding: Dict[int, List[str]] = {}
+        # OSDs that did not take the marks -> their answer.
+        self._avoid_failed: Dict[int, str] = {}
 
     # --- mgr entry points -------------------------------------------------------------------
 
@@ -121,6 +129,9 @@ class Module(MgrModule):
             status["failed_commands"] = dict(self._failed)
             status["no_lease"] = dict(self._no_lease)
             status["device_problems"] = list(self._device_problems.values())
+            status["slow_osds"] = mark_lines(self._slow.marks, self._topology, time.time())
+            status["slow_osds_marked"] = sorted(self._slow.marks)
+            status["avoid_failed"] = dict(self._avoid_failed)
         if format == "plain":
             text = render_plain(status)
             for message in status["setting_errors"]:
@@ -136,6 +147,10 @@ class Module(MgrModule):
                 text += f"osd.{osd}: no Rails lease, a hold ends only by BlueStore's bounds if the module stops: {why}\n"
             for problem in status["device_problems"]:
                 text += problem + "\n"
+            for line in status["slow_osds"]:
+                text += f"slow: {line}\n"
+            for osd, why in sorted(status["avoid_failed"].items()):
+                text += f"osd.{osd}: did not take the slow OSDs' marks: {why}\n"
             return HandleCommandResult(0, text, "")
         indent = 2 if format == "json-pretty" else None
         return HandleCommandResult(0, json.dumps(status, indent=indent, sort_keys=True), "")
@@ -168,6 +183,8 @@ class Module(MgrModule):
             self._refresh_devices()
             self._count_mixed_reads()
             self._check_clocks()
+        if time.time() - self._last_slow_read >= self._settings.slow_osd_window_seconds:
+            self._watch_slow_osds()
         if holding:
             with self._lock:
                 self._loop_error = None
@@ -479,6 +496,62 @@ class Module(MgrModule):
             self.log.debug("rails: pool %s: PGs %s read write-phase shards (too few read-phase shards)",
                            pool, " ".join(pgids))
 
+    def _watch_slow_osds(self) -> None:
+        """One window of fail-slow detection over every up OSD, then the marks to every up OSD of
+        a color: renewed while there are marks, cleared once when there are none left."""
+        self._last_slow_read = time.time()
+        with self._lock:
+            settings = self._settings
+            up = list(self._topology.up_osds)
+        if settings.slow_osd_detection:
+            totals = {}
+            outcomes = self._tell_many({osd: {"prefix": "perf dump", "logger": "bluestore", "format": "json"}
+                                        for osd in up})
+            for osd, (ret, out, _) in outcomes.items():
+                try:
+                    found = totals_from_perf_dump(json.loads(out)) if ret == 0 else None
+                except ValueError:
+                    found = None
+                if found is not None:
+                    totals[osd] = found
+            params = DetectionParams(settings.slow_osd_ratio, settings.slow_osd_clear_ratio, settings.slow_osd_windows,
+                                     settings.slow_osd_clear_windows, settings.slow_osd_min_ops,
+                                     settings.slow_osd_max_fraction, settings.slow_osd_probe_seconds)
+            with self._lock:
+                events = self._slow.observe(totals, time.time(), params)
+            for event in events:
+                self.log.warning("rails: %s", event)
+        elif self._slow.marks:
+            with self._lock:
+                self._slow = SlowOsds()
+            self.log.warning("rails: slow_osd_detection is off: every slow-OSD mark is cleared")
+        self._send_marks(settings)
+
+    def _send_marks(self, settings: Settings) -> None:
+        with self._lock:
+            colors = avoided_colors(self._slow.marks, self._topology)
+            targets = sorted(set(self._topology.colored_osds()) & set(self._topology.up_osds))
+        if colors:
+            seconds = avoid_seconds(settings.slow_osd_window_seconds, COMMAND_TIMEOUT_SECONDS)
+            commands = {osd: avoid_command(colors, seconds) for osd in targets}
+        else:
+            commands = {osd: clear_command() for osd in self._avoiding if osd in targets}
+        failed = {}
+        for osd, (ret, _, err) in self._tell_many(commands).items():
+            if ret != 0:
+                failed[osd] = f"{err.strip()} ({ret})"
+            elif colors:
+                self._avoiding[osd] = colors
+            else:
+                self._avoiding.pop(osd, None)
+        if not colors:
+            self._avoiding = {osd: sent for osd, sent in self._avoiding.items() if osd in targets}
+        with self._lock:
+            new = set(failed) - set(self._avoid_failed)
+            self._avoid_failed = failed
+        for osd in sorted(new):
+            self.log.warning("osd.%d did not take the slow OSDs' marks: %s", osd, failed[osd])
+
     def _check_clocks(self) -> None:
         ret, out, _ = self.mon_command({"prefix": "time-sync-status", "format": "json"})
         try:
@@ -520,7 +593,8 @@ class Module(MgrModule):
             checks = health_checks(self._topology, self._accounting, self._settings,
                                    self._setting_errors, self._failed, self._device_problems,
                                    self._clock_problems, self._mixed.mixing(self._topology, time.time()),
-                                   self._spread_error, self._loop_error, self._no_lease)
+                                   self._spread_error, self._loop_error, self._no_lease,
+                                   mark_lines(self._slow.marks, self._topology, time.time()), self._avoid_failed)
         if checks != self._health:
             self._health = checks
             self.set_health_checks(checks)

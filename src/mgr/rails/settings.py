@@ -38,6 +38,18 @@ class Settings:
     held_bytes_budget: int = 128 << 20
     # Clock skew warned about, as a fraction of the smallest guard (the guard absorbs skew).
     clock_skew_guard_fraction: float = 0.5
+    # Fail-slow OSDs (slow_osds.py; doc/rails.rst, "Reading around a slow OSD"). The defaults
+    # marked a 10x slower emulated SSD within two windows of 5 s and cleared it 3 windows after it
+    # healed, with no false mark, on the recording src/mgr/tests/test_slow_osds.py replays.
+    slow_osd_detection: bool = True
+    slow_osd_window_seconds: float = 5.0
+    slow_osd_ratio: float = 3.0
+    slow_osd_clear_ratio: float = 1.5
+    slow_osd_windows: int = 2
+    slow_osd_clear_windows: int = 3
+    slow_osd_min_ops: int = 20
+    slow_osd_max_fraction: float = 0.34
+    slow_osd_probe_seconds: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -59,6 +71,20 @@ OPTION_TABLE: Dict[str, Tuple[type, Any, Any, str]] = {
     "held_bytes_budget": (int, 1 << 20, 1 << 50, "deferred bytes a held OSD may queue; before it would pass them "
                           "its writers are slowed and its new writes bypass the hold"),
     "clock_skew_guard_fraction": (float, 0.01, 1.0, "clock skew above this fraction of the smallest guard is warned"),
+    "slow_osd_detection": (bool, None, None, "mark OSDs whose BlueStore latency is an outlier among their peers; "
+                           "erails reads on pools with crush-colors avoid them"),
+    "slow_osd_window_seconds": (float, 1.0, 60.0, "how often every OSD's latency counters are read (one window)"),
+    "slow_osd_ratio": (float, 1.5, 100.0, "an OSD at this multiple of its peers' median latency or more is an "
+                       "outlier in a window"),
+    "slow_osd_clear_ratio": (float, 1.0, 100.0, "a marked OSD at or under this multiple of its peers' median is "
+                             "healthy in a window; below slow_osd_ratio"),
+    "slow_osd_windows": (int, 1, 100, "windows in a row as an outlier before an OSD is marked slow"),
+    "slow_osd_clear_windows": (int, 1, 1000, "windows in a row healthy before a mark is cleared"),
+    "slow_osd_min_ops": (int, 1, 1 << 30, "ops an OSD must serve in a window for its latency to count"),
+    "slow_osd_max_fraction": (float, 0.05, 0.5, "more outliers than this fraction of the OSDs judged in a window "
+                              "is load: every mark is cleared"),
+    "slow_osd_probe_seconds": (float, 5.0, 3600.0, "a marked OSD too little used to judge is cleared after this "
+                               "long, so that reads try it again"),
 }
 
 
@@ -96,6 +122,13 @@ def validate(raw: Dict[str, Any], previous: Settings = Settings()) -> Tuple[Sett
             values[name] = getattr(previous, name)
         else:
             values[name] = coerced
+    clear, mark = values.get("slow_osd_clear_ratio", previous.slow_osd_clear_ratio), \
+        values.get("slow_osd_ratio", previous.slow_osd_ratio)
+    if clear >= mark:
+        kept = previous.slow_osd_clear_ratio if previous.slow_osd_clear_ratio < mark else max(1.0, mark / 2)
+        errors.append(SettingError("slow_osd_clear_ratio", f"mgr/rails/slow_osd_clear_ratio is {clear!r}; accepted: "
+                                   f"below mgr/rails/slow_osd_ratio ({mark!r}); {kept!r} is used"))
+        values["slow_osd_clear_ratio"] = kept
     return Settings(**values), errors
 
 

@@ -10,9 +10,11 @@ import types
 from maps import FOUR_COLORS, crush_map, osd_map, rails_profile
 
 
-def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None):
+def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None, answer_perf=None, options=None):
     """`failing_pg_stats`: how many reads of pg_stats raise first. `answer_lease(osd, command)` ->
-    (r, outb, outs) answers `rails lease`; without it, like every other command, with success."""
+    (r, outb, outs) answers `rails lease`, and `answer_perf(osd)` -> the JSON text `perf dump`
+    answers; without them, like every other command, with success and "{}". `options`: module
+    options besides poll_seconds 0.05."""
     class Mgr(module_class):
         def __init__(self):
             super().__init__()
@@ -36,7 +38,7 @@ def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None):
             self.epoch += 1
 
         def get_module_option(self, name):
-            return {"poll_seconds": 0.05}.get(name)
+            return dict(options or {}, poll_seconds=0.05).get(name)
 
         def get_osdmap(self):
             self.passes.append(time.time())
@@ -61,6 +63,8 @@ def make_rails_module(module_class, failing_pg_stats=0, answer_lease=None):
             self.command_passes.append(len(self.passes))
             if answer_lease and parsed["prefix"] == "rails lease":
                 result.r, result.outb, result.outs = answer_lease(osd, parsed)
+            elif answer_perf and parsed["prefix"] == "perf dump":
+                result.outb = answer_perf(osd)
             else:
                 result.outb = "{}"
             result.ev.set()

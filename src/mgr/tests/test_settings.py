@@ -21,6 +21,15 @@ BAD_VALUES = {
     "max_parallel_releases": ("2.5", "a whole number"),
     "held_bytes_budget": (4096, "1048576..1125899906842624"),
     "clock_skew_guard_fraction": ("inf", "a number"),
+    "slow_osd_detection": ("on", "true or false"),
+    "slow_osd_window_seconds": ("0.5", "1.0..60.0"),
+    "slow_osd_ratio": (1.2, "1.5..100.0"),
+    "slow_osd_clear_ratio": (0.9, "1.0..100.0"),
+    "slow_osd_windows": (0, "1..100"),
+    "slow_osd_clear_windows": ("two", "a whole number"),
+    "slow_osd_min_ops": (0, "1..1073741824"),
+    "slow_osd_max_fraction": (0.6, "0.05..0.5"),
+    "slow_osd_probe_seconds": (1, "5.0..3600.0"),
 }
 
 
@@ -72,3 +81,13 @@ def test_pacing_budget_and_skew_settings_are_typed():
                          "held_bytes_budget": str(64 << 20), "clock_skew_guard_fraction": "0.25"})
     assert (settings.release_spread_seconds, settings.max_parallel_releases, settings.held_bytes_budget,
             settings.clock_skew_guard_fraction) == (1.5, 4, 64 << 20, 0.25)
+
+
+def test_the_clear_ratio_must_stay_below_the_marking_ratio():
+    settings, errors = validate({"slow_osd_ratio": "4", "slow_osd_clear_ratio": "4"})
+    assert [error.option for error in errors] == ["slow_osd_clear_ratio"]
+    assert "below mgr/rails/slow_osd_ratio (4.0); 1.5 is used" in errors[0].message
+    assert (settings.slow_osd_ratio, settings.slow_osd_clear_ratio) == (4.0, 1.5)
+    settings, errors = validate({"slow_osd_ratio": "1.5"}, Settings(slow_osd_clear_ratio=2.0))
+    assert [error.option for error in errors] == ["slow_osd_clear_ratio"]
+    assert settings.slow_osd_clear_ratio < settings.slow_osd_ratio

@@ -1,0 +1,215 @@
+"""Fail-slow OSDs, found from BlueStore's own latency counters (`perf dump bluestore`); pure, so
+tests replay recorded counter series.
+
+Each window (the time between two readings of every OSD's counters) gives every OSD, for each
+signal it served enough ops of, its mean latency: `read_lat` (a read of the object store, which
+waits for the data device unless BlueStore's cache has the data) and `commit_lat` (a transaction
+from its submission to its commit, which waits for the WAL's device). An OSD is an outlier in a
+window when one of its signals is slow_osd_ratio times the median of the same signal over its peers
+(the other OSDs with enough ops) or more, unless it served more than LOAD_FACTOR times the ops
+of its peers' median: then its latency is its load. It is marked slow after slow_osd_windows
+windows in a row as an outlier, and cleared after slow_osd_clear_windows windows in a row with
+the signal that marked it at or under slow_osd_clear_ratio times its peers (hysteresis: between
+the two ratios nothing changes). A marked OSD whose signal served too few ops to judge (reads
+avoid it) is cleared after slow_osd_probe_seconds without evidence, so that reads try it again
+and it is judged afresh. A window where more than slow_osd_max_fraction of the
+judged OSDs are outliers is load, not drives: it clears every mark.
+
+Not seen: a device slow only for what BlueStore's cache absorbs, and one slow under a load its
+peers do not share (the median compares OSDs, not an OSD with its own past).
+"""
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+SIGNALS = ("read_lat", "commit_lat")
+# An outlier that served more than this many times its peers' median ops is busy, not slow.
+LOAD_FACTOR = 4.0
+# A median of fewer peers than this says nothing about an OSD.
+MIN_PEERS = 2
+
+# osd -> signal -> (ops, seconds), cumulative as the counters give them.
+Totals = Dict[str, Tuple[int, float]]
+
+
+def totals_from_perf_dump(dump: dict) -> Optional[Totals]:
+    """The signals from a `perf dump` (whole or `bluestore` logger only); None if one is absent
+    or malformed."""
+    bluestore = dump.get("bluestore", {})
+    try:
+        return {name: (int(bluestore[name]["avgcount"]), float(bluestore[name]["sum"])) for name in SIGNALS}
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class DetectionParams:
+    ratio: float = 3.0
+    clear_ratio: float = 1.5
+    windows: int = 2
+    clear_windows: int = 3
+    min_ops: int = 20
+    max_fraction: float = 0.34
+    probe_seconds: float = 60.0
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One signal of one OSD over one window, against its peers."""
+    signal: str
+    ops: int
+    mean: float        # seconds
+    peers_mean: float  # the median of the peers' means
+    peers_ops: float   # the median of the peers' ops
+
+    @property
+    def ratio(self) -> float:
+        return self.mean / self.peers_mean if self.peers_mean > 0 else float("inf")
+
+    def describe(self) -> str:
+        return (f"{self.signal} {self.mean * 1000:.2f} ms mean over {self.ops} ops, {self.ratio:.1f}x its peers' "
+                f"{self.peers_mean * 1000:.2f} ms")
+
+
+SLOW, HEALTHY, BETWEEN, UNKNOWN = "slow", "healthy", "between", "unknown"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str
+    figures: Tuple[Figure, ...] = ()
+
+    def worst(self) -> Optional[Figure]:
+        return max(self.figures, key=lambda figure: figure.ratio, default=None)
+
+
+def _median(values: List[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def judge_window(deltas: Dict[int, Totals], params: DetectionParams) -> Dict[int, Verdict]:
+    """Each OSD's verdict for one window, from its ops and seconds in that window per signal."""
+    served = {signal: {osd: delta[signal] for osd, delta in deltas.items()
+                       if signal in delta and delta[signal][0] >= params.min_ops}
+              for signal in SIGNALS}
+    verdicts = {}
+    for osd in deltas:
+        figures = []
+        for signal in SIGNALS:
+            if osd not in served[signal]:
+                continue
+            peers = [(ops, seconds / ops) for peer, (ops, seconds) in served[signal].items() if peer != osd]
+            if len(peers) < MIN_PEERS:
+                continue
+            ops, seconds = served[signal][osd]
+            figures.append(Figure(signal, ops, seconds / ops, _median([mean for _, mean in peers]),
+                                  _median([peer_ops for peer_ops, _ in peers])))
+        if not figures:
+            verdicts[osd] = Verdict(UNKNOWN)
+        elif any(f.ratio >= params.ratio and f.ops <= LOAD_FACTOR * f.peers_ops for f in figures):
+            verdicts[osd] = Verdict(SLOW, tuple(figures))
+        elif all(f.ratio <= params.clear_ratio for f in figures):
+            verdicts[osd] = Verdict(HEALTHY, tuple(figures))
+        else:
+            verdicts[osd] = Verdict(BETWEEN, tuple(figures))
+    return verdicts
+
+
+@dataclass
+class Mark:
+    since: float
+    figure: Figure           # the worst figure of the window that marked it
+    last_evidence: float     # the last window that judged it and did not find it healthy
+    healthy_windows: int = 0
+
+
+@dataclass
+class _Candidate:
+    windows: int = 0
+
+
+@dataclass
+class SlowOsds:
+    """The marks, updated once per window with every OSD's cumulative counters."""
+    marks: Dict[int, Mark] = field(default_factory=dict)
+    _candidates: Dict[int, _Candidate] = field(default_factory=dict)
+    _last: Dict[int, Totals] = field(default_factory=dict)
+    # The last window's verdicts, for the status.
+    verdicts: Dict[int, Verdict] = field(default_factory=dict)
+
+    def observe(self, totals: Dict[int, Totals], now: float, params: DetectionParams) -> List[str]:
+        """Takes one reading of every OSD read this window (OSDs missing from it are forgotten:
+        down, out or not answering). Returns one line per change of a mark, for the log."""
+        deltas = {}
+        for osd, current in totals.items():
+            before = self._last.get(osd)
+            # Counters that went back are an OSD that restarted: its next window is judged.
+            if before is not None and all(current[s][0] >= before[s][0] for s in SIGNALS):
+                deltas[osd] = {s: (current[s][0] - before[s][0], current[s][1] - before[s][1]) for s in SIGNALS}
+        self._last = dict(totals)
+        events = [f"osd.{osd}: no longer marked slow: its counters could not be read"
+                  for osd in sorted(set(self.marks) - set(totals))]
+        for osd in set(self.marks) - set(totals):
+            del self.marks[osd]
+        for osd in set(self._candidates) - set(totals):
+            del self._candidates[osd]
+        if not deltas:
+            return events
+        verdicts = judge_window(deltas, params)
+        self.verdicts = verdicts
+        judged = [v for v in verdicts.values() if v.outcome != UNKNOWN]
+        outliers = [osd for osd, v in verdicts.items() if v.outcome == SLOW]
+        if judged and len(outliers) > params.max_fraction * len(judged):
+            events += [f"osd.{osd}: no longer marked slow: {len(outliers)} of {len(judged)} OSDs look slow "
+                       f"at once, which is load, not drives" for osd in sorted(self.marks)]
+            self.marks.clear()
+            self._candidates.clear()
+            return events
+        for osd, verdict in sorted(verdicts.items()):
+            if osd in self.marks:
+                events += self._judge_marked(osd, verdict, now, params)
+            else:
+                events += self._judge_unmarked(osd, verdict, now, params)
+        return events
+
+    def _judge_unmarked(self, osd: int, verdict: Verdict, now: float, params: DetectionParams) -> List[str]:
+        if verdict.outcome != SLOW:
+            self._candidates.pop(osd, None)
+            return []
+        candidate = self._candidates.setdefault(osd, _Candidate())
+        candidate.windows += 1
+        if candidate.windows < params.windows:
+            return []
+        del self._candidates[osd]
+        worst = verdict.worst()
+        self.marks[osd] = Mark(since=now, figure=worst, last_evidence=now)
+        return [f"osd.{osd}: marked slow: {worst.describe()}, {params.windows} window(s) in a row"]
+
+    def _judge_marked(self, osd: int, verdict: Verdict, now: float, params: DetectionParams) -> List[str]:
+        """A marked OSD is judged by the signal that marked it: the others may not see the slow
+        part of its devices (an emulated or slow data device leaves commits on a fast WAL as they
+        were), so their being healthy says nothing. Another signal that is slow keeps the mark."""
+        mark = self.marks[osd]
+        figure = next((f for f in verdict.figures if f.signal == mark.figure.signal), None)
+        if figure is None:
+            if verdict.outcome == SLOW:
+                mark.healthy_windows, mark.last_evidence = 0, now
+                return []
+            if now - mark.last_evidence < params.probe_seconds:
+                return []
+            del self.marks[osd]
+            return [f"osd.{osd}: no longer marked slow: too few {mark.figure.signal} ops to judge it for "
+                    f"{now - mark.last_evidence:.0f} s; reads try it again"]
+        mark.last_evidence = now
+        if figure.ratio > params.clear_ratio:
+            mark.healthy_windows = 0
+            if figure.ratio >= params.ratio:
+                mark.figure = figure
+            return []
+        mark.healthy_windows += 1
+        if mark.healthy_windows < params.clear_windows:
+            return []
+        del self.marks[osd]
+        return [f"osd.{osd}: no longer marked slow: {figure.describe()}, "
+                f"{params.clear_windows} window(s) in a row at or under {params.clear_ratio:g}x"]

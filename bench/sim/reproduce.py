@@ -573,8 +573,37 @@ def speed(sim, work):
                                 "requests_per_cpu_second", "requests_per_cpu_second_worst", "invariant_violations"])
 
 
+def failslow(sim, work):
+    """bench/failslow's story in the model: a k=4 m=2 pool, one OSD per color, fresh drive B at
+    time scale 10 (the cluster run's devices), random reads of one 16 KiB stripe (4 KiB per shard,
+    what a 4 KiB read of the cluster's pool fetches) 4 in flight and a writer of such stripes with 1;
+    one OSD's data device 10x slower for the whole run. Healthy, stock (reads take the data shards:
+    policy none, no Rails phases), Ceph's fast_read, and reading around it with its mark known from
+    the start: the steady state after detection, which the cluster measures."""
+    device = fresh_device("intel510") + "time_scale = 10\n"
+    base = (f"include = {DEVICES}/intel510_drive_b.conf\n[sim]\nduration = 60\npolicy = none\n{{sim}}"
+            "[cluster]\nk = 4\nm = 2\npgs = 32\ndata_device = fresh\n" + device +
+            "[stream r]\noutstanding = 4\nsize = 16384\nobjects = 100000\n"
+            "[stream w]\noutstanding = 1\nread_fraction = 0\nsize = 16384\nobjects = 200\n")
+    slow = "[slow s]\nosd = 2\nfactor = 10\n"
+    runs = [("healthy", "", ""), ("stock", "", slow), ("fast_read", "fast_read = on\n", slow),
+            ("read_around", "read_around = on\n", slow)]
+    rows = []
+    healthy_p999 = None
+    for name, sim_keys, extra in runs:
+        summary, _, _ = run_sim(sim, work / "failslow", name, base.format(sim=sim_keys) + extra)
+        latency = latency_columns(summary)
+        healthy_p999 = healthy_p999 or latency["p99.9"]
+        rows.append({"run": name, **latency, "p99.9_over_healthy": latency["p99.9"] / healthy_p999,
+                     "shard_reads_per_read": int(summary["shard_reads"]) / int(summary["reads"]),
+                     "slow_osds": int(summary["slow_osds"]),
+                     "invariant_violations": int(summary["invariant_violations"])})
+    write_table("failslow", rows, ["run", "p50", "p99", "p99.9", "p99.9_over_healthy", "shard_reads_per_read",
+                                   "slow_osds", "invariant_violations"])
+
+
 EXPERIMENTS = {"calibrate": calibrate, "rails": rails, "drive_a": drive_a, "trace": trace, "erails": erails,
-               "write_vs_m": write_vs_m, "qos": qos, "scale": scale, "speed": speed}
+               "write_vs_m": write_vs_m, "qos": qos, "scale": scale, "speed": speed, "failslow": failslow}
 
 
 def main():

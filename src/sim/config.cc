@@ -41,6 +41,8 @@ KeyTable sim_table(SimConfig& c) {
       {"policy", choice(&c.policy, {{"none", Policy::kNone}, {"rails", Policy::kRails}, {"erails", Policy::kErails}})},
       {"scheduler", choice(&c.scheduler, {{"none", std::nullopt}, {"qbox", qbox::SchedulerKind::qbox},
                                           {"fifo", qbox::SchedulerKind::fifo}, {"mclock", qbox::SchedulerKind::mclock}})},
+      {"read_around", choice(&c.read_around, {{"off", false}, {"on", true}})},
+      {"fast_read", choice(&c.fast_read, {{"off", false}, {"on", true}})},
   };
 }
 
@@ -98,6 +100,7 @@ KeyTable failure_table(FailureConfig& f) {
 KeyTable slow_table(SlowConfig& f) {
   return {
       {"fraction", real(&f.fraction, 0, 1, "0..1")},
+      {"osd", integer(&f.osd, 0, 99999)},
       {"factor", real(&f.factor, 1, 1000, "1..1000")},
   };
 }
@@ -246,8 +249,20 @@ std::optional<Error> check(SimConfig& c, const std::string& origin) {
   }
   if (auto e = check_scheduler(c, origin)) return e;
   double slow_total = 0;
-  for (const auto& f : c.slow) slow_total += f.fraction;
+  for (const auto& f : c.slow) {
+    slow_total += f.fraction;
+    const std::string where = "[slow " + f.name + "] ";
+    if (f.osd >= 0 && f.fraction > 0)
+      return fail("osd", where + "osd and fraction are both given; accepted: one of them");
+    if (f.osd >= n * c.osds_per_color)
+      return fail("osd", where + "osd is " + std::to_string(f.osd) + "; accepted: 0.." +
+                             std::to_string(n * c.osds_per_color - 1));
+  }
   if (slow_total > 1) return fail("fraction", "[slow] fractions add up to more than 1");
+  if (c.fast_read && c.policy != Policy::kNone)
+    return fail("fast_read", std::string("[sim] fast_read is on with policy ") + policy_name(c.policy) +
+                                 "; accepted: fast_read on with policy none only (rails and erails choose the "
+                                 "shards a read fetches)");
   if (objects * static_cast<uint64_t>(n) > 400000000ull)
     return fail("objects", "total objects * (k+m) exceeds 4e8 (memory for per-shard versions)");
   return std::nullopt;

@@ -2,13 +2,15 @@
 //
 // Format: the config format of devices/config_file.h (comments, includes, sections, key = value),
 // used by src/sim/examples and bench/sim, with these sections:
-//   [sim]        seed, duration, policy, scheduler, timeline_interval, drain_limit
+//   [sim]        seed, duration, policy, scheduler, timeline_interval, drain_limit, read_around,
+//                fast_read
 //   [cluster]    k, m, osds_per_color, pgs, data_device, journal_device, hold_budget, flush_depth,
 //                frame, readers, epoch, guard, dispatch_depth, read_cost, write_cost, cost_source
 //   [ssd NAME], [hdd NAME]  device models, as in devices/model_config.h (src/devices/models)
 //   [failure NAME] osd, at  (the OSD with that index stops for good at that time)
-//   [slow NAME]  fraction, factor  (that fraction of OSDs, drawn with the seed, have data devices
-//                `factor` times slower for the whole run: "The Tail at Store" slowdowns)
+//   [slow NAME]  fraction or osd, factor  (that fraction of OSDs, drawn with the seed, or the OSD
+//                with that index, have data devices `factor` times slower for the whole run: "The
+//                Tail at Store" slowdowns)
 //   [stream NAME] kind, read_fraction, pattern, size, outstanding, rate, objects, start, stop,
 //                max_requests, trace, trace_speed, utilization (qbox, fifo), reservation, weight,
 //                limit (mclock), target, target_window
@@ -66,6 +68,7 @@ struct FailureConfig {
 struct SlowConfig {
   std::string name;
   double fraction = 0;  // 0..1 of all OSDs
+  int osd = -1;         // or this OSD (then fraction is 0)
   double factor = 2;    // >= 1: latencies and transfer times multiplied by this
 };
 
@@ -81,6 +84,13 @@ struct SimConfig {
   // dispatch_depth requests on the device. qbox's e is the profiled device time of the request
   // (read_cost/write_cost); mclock's rates are requests per second.
   std::optional<qbox::SchedulerKind> scheduler;
+  // Reads around slow OSDs (doc/rails.rst, "Reading around a slow OSD"), as the rails module marks
+  // them once detected: shards of a color holding a [slow] OSD are read only when k others are not
+  // there. The marks are known from the start: the steady state after detection.
+  bool read_around = false;
+  // Ceph's pool option fast_read: every read fetches all available shards and completes when k
+  // have arrived. Policy none only (the others choose the shards a read may fetch).
+  bool fast_read = false;
 
   int k = 1, m = 1;
   int osds_per_color = 1;

@@ -36,12 +36,17 @@ std::vector<Osd> make_osds(const SimConfig& c) {
     Osd& osd = out.emplace_back(i / c.osds_per_color, c.hold_budget);
     double slowdown = 1, u = slow_draw.uniform();
     for (const SlowConfig& slow : c.slow) {
-      if (u < slow.fraction) {
+      if (slow.osd == i) {
         slowdown = slow.factor;
         osd.slow = true;
         break;
       }
-      u -= slow.fraction;
+      if (slow.osd < 0 && u < slow.fraction) {
+        slowdown = slow.factor;
+        osd.slow = true;
+        break;
+      }
+      if (slow.osd < 0) u -= slow.fraction;
     }
     osd.data = make_device(c.devices.at(c.data_device), mix(c.seed * 1000003 + 2 * i), slowdown);
     if (!c.journal_device.empty())

@@ -38,7 +38,7 @@ struct Osd {
 std::unique_ptr<devices::Device> make_device(const devices::DeviceModel& d, uint64_t seed, double slowdown);
 
 // The cluster's (k+m) * osds_per_color OSDs, each device seeded from config.seed and its index, and
-// the data devices of the [slow] sections' fractions of OSDs, drawn with config.seed, slowed down.
+// the data devices of the [slow] sections' OSDs (named, or fractions drawn with config.seed) slowed down.
 // Precondition: config validated.
 std::vector<Osd> make_osds(const SimConfig& config);
 

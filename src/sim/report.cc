@@ -38,7 +38,7 @@ void write_summary_csv(std::ostream& out, const SimConfig& c, const RunResult& r
   for (const char* q : kQuantileNames) out << ",write_" << q;
   out << ",write_max,read_iops,write_iops,read_gc_blocked_fraction,mixed_reads,memory_reads,max_osd_held_bytes,"
          "gc_events,gc_blocked_seconds,client_end,drained_at,events,unavailable_requests,slow_osds,scheduler,late_reads,"
-         "invariant_violations,reads_waited_gc,reads_with_writes,read_p99.9_without_gc,read_max_without_gc\n";
+         "invariant_violations,reads_waited_gc,reads_with_writes,read_p99.9_without_gc,read_max_without_gc,shard_reads\n";
   out << policy_name(c.policy) << ',' << c.k << ',' << c.m << ',' << (c.policy == Policy::kNone ? 0 : c.readers)
       << ',' << num(c.frame) << ',' << num(c.guard) << ',' << c.seed << ',' << r.reads << ',' << r.writes;
   for (double q : kQuantiles) out << ',' << num(r.read_latency.quantile(q));
@@ -52,7 +52,7 @@ void write_summary_csv(std::ostream& out, const SimConfig& c, const RunResult& r
       << r.late_reads << ',' << r.invariant_violations << ',' << r.read_latency_by_cause[kReadWaitedOnGc].count()
       << ',' << r.read_latency_by_cause[kReadWithWrites].count();
   const LatencyHistogram without_gc = reads_without_gc(r);
-  out << ',' << num(without_gc.quantile(0.999)) << ',' << num(without_gc.max()) << '\n';
+  out << ',' << num(without_gc.quantile(0.999)) << ',' << num(without_gc.max()) << ',' << r.shard_reads << '\n';
 }
 
 void write_timeline_csv(std::ostream& out, const RunResult& r) {
@@ -108,6 +108,7 @@ void write_text_summary(std::ostream& out, const SimConfig& c, const RunResult& 
   out << "mixed reads " << r.mixed_reads << ", reads from held memory " << r.memory_reads
       << ", max held per OSD " << num(r.max_osd_held / 1e6) << " MB, drained at " << num(r.drained_at) << " s\n";
   out << "requests with fewer than k shards up " << r.unavailable_requests << "\n";
+  if (r.reads) out << "shard reads per read " << num(static_cast<double>(r.shard_reads) / r.reads) << "\n";
   if (c.scheduler) out << "reads dispatched after their OSD's switch " << r.late_reads << "\n";
   for (const TargetOutcome& o : judge_targets(c, r))
     out << "target " << o.stream << " " << num(o.target) << "/s over " << num(o.window) << " s: met in " << o.met

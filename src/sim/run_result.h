@@ -31,6 +31,7 @@ struct RunResult {
   uint64_t reads = 0, writes = 0;
   uint64_t mixed_reads = 0;       // reads that had to use write-phase shards
   uint64_t memory_reads = 0;      // shard reads served from held (not yet applied) data
+  uint64_t shard_reads = 0;       // shard reads of client reads (fast_read: all it fetched)
   uint64_t late_reads = 0;        // reads a scheduler dispatched after their OSD left the read phase
   // Completed requests per stream per timeline interval; kept with a scheduler or any target.
   std::vector<std::vector<uint64_t>> stream_timeline;

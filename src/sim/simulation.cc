@@ -53,6 +53,8 @@ struct Request {
   uint32_t bytes;
   int pending;
   double issued;
+  int spare = 0;          // fast_read: shard reads beyond the k the client waits for
+  bool answered = false;  // fast_read: the client has its answer; spare reads are still out
 };
 
 // The event loop and the life of every request: a client request becomes shard reads or shard
@@ -79,6 +81,9 @@ class Simulation {
     for (const FailureConfig& f : c.failures) events_.schedule(f.at, kOsdFails, static_cast<uint32_t>(f.osd));
     for (int i = 0; i < c.k; ++i) data_shards_.push_back(i);
     for (int i = 0; i < n_; ++i) all_shards_.push_back(i);
+    if (c.read_around)
+      for (const Osd& osd : osds_)
+        if (osd.slow) slow_colors_.insert(osd.color);
   }
 
   RunResult run() {
@@ -148,6 +153,11 @@ class Simulation {
   void complete(uint64_t id) {
     const Request r = requests_[id];
     requests_.release(id);
+    answer(r);
+  }
+
+  // The client gets its answer: latency, acknowledgement, its next request.
+  void answer(const Request& r) {
     outstanding_requests_--;
     const double latency = now() - r.issued;
     TimelineRow& tr = timeline_row(result_, now());
@@ -202,8 +212,16 @@ class Simulation {
     }
     if (c_.k == 1) wanted = &wanted_one_;
     const std::vector<int>* shards = wanted;
-    if (separated_ || failed_osds_ > 0) {
-      auto choice = rails::choose_read_shards(c_.k, n_, *wanted, available, readers, {});
+    if (c_.fast_read) {
+      if (static_cast<int>(available.size()) < c_.k) {
+        unavailable(id);
+        return;
+      }
+      chosen_ = available;
+      shards = &chosen_;
+      r.spare = static_cast<int>(chosen_.size()) - c_.k;
+    } else if (separated_ || failed_osds_ > 0 || !slow_colors_.empty()) {
+      auto choice = rails::choose_read_shards(c_.k, n_, *wanted, available, readers, slow_colors_);
       if (!choice.ok()) {
         unavailable(id);
         return;
@@ -213,10 +231,11 @@ class Simulation {
       if (choice.value().write_phase_shards > 0) {
         result_.mixed_reads++;
         timeline_row(result_, now()).mixed_reads++;
-        if (failed_osds_ == 0)
-          violation("read at t=" + std::to_string(now()) + " used write-phase shards with no OSD failed");
+        if (phases_strict())
+          violation("read at t=" + std::to_string(now()) + " used write-phase shards with no OSD failed or slow");
       }
     }
+    result_.shard_reads += shards->size();
     r.pending = static_cast<int>(shards->size());
     for (int shard : *shards) read_shard(id, shard);
   }
@@ -247,14 +266,30 @@ class Simulation {
     Osd& osd = osds_[osd_id];
     // Checked where the OSD is chosen; a scheduler may still hold the read past a switch, and
     // dispatch counts that separately (late_reads).
-    if (separated_ && failed_osds_ == 0 && schedule_.phase(osd.color, now()) != rails::Phase::kRead)
+    if (separated_ && phases_strict() && schedule_.phase(osd.color, now()) != rails::Phase::kRead)
       violation("device read on write-phase color " + std::to_string(osd.color));
     to_data_device(osd_id, {DeviceOp::kRead, shard, id});
   }
 
   void shard_done(uint64_t id) {
-    if (--requests_[id].pending == 0) complete(id);
+    Request& r = requests_[id];
+    --r.pending;
+    if (r.answered) {
+      if (r.pending == 0) requests_.release(id);
+      return;
+    }
+    if (r.pending > r.spare) return;
+    if (r.pending == 0) {
+      complete(id);
+      return;
+    }
+    r.answered = true;
+    const Request answered = r;
+    answer(answered);
   }
+
+  // Reads keep to read-phase shards unless an OSD failed or reads avoid a slow one.
+  bool phases_strict() const { return failed_osds_ == 0 && slow_colors_.empty(); }
 
   // ---- data devices: straight to the model, or through the OSD's scheduler ----
 
@@ -515,6 +550,7 @@ class Simulation {
   std::vector<int> data_shards_, all_shards_, chosen_, available_;
   uint64_t failed_osds_ = 0;
   std::vector<int> wanted_one_ = {0};
+  rails::ColorSet slow_colors_;  // read_around: the colors holding a slow OSD
   uint64_t outstanding_requests_ = 0;
   uint64_t held_writes_ = 0;
   double total_held_ = 0;

@@ -56,7 +56,7 @@ std::string with(const std::string& from, const std::string& to) {
 }
 
 TEST(Config, ErrorsNameTheKeyAndTheAcceptedValues) {
-  expect_error(with("seed = 3", "sead = 3"), "sead", "accepted: drain_limit, duration, policy");
+  expect_error(with("seed = 3", "sead = 3"), "sead", "accepted: drain_limit, duration, fast_read, policy");
   expect_error(with("policy = erails", "policy = fast"), "policy", "accepted: none, rails, erails");
   expect_error(with("k = 3", "k = 0"), "k", "accepted: an integer in 1..32");
   expect_error(with("duration = 5", "duration = 5s"), "duration", "t.conf:4:");
@@ -82,6 +82,10 @@ TEST(Config, ErrorsNameTheKeyAndTheAcceptedValues) {
   expect_error(with("[stream mix]", "[slow s]\nfactor = 0.5\n[stream mix]"), "factor", "accepted: a number in 1..1000");
   expect_error(with("[stream mix]", "[slow s]\nfraction = 0.6\n[slow t]\nfraction = 0.6\n[stream mix]"), "fraction",
                "more than 1");
+  expect_error(with("[stream mix]", "[slow s]\nosd = 1\nfraction = 0.2\n[stream mix]"), "osd", "accepted: one of them");
+  expect_error(with("[stream mix]", "[slow s]\nosd = 6\n[stream mix]"), "osd", "accepted: 0..5");
+  expect_error(with("[sim]", "[sim]\nfast_read = on"), "fast_read", "accepted: fast_read on with policy none only");
+  expect_error(with("[sim]", "[sim]\nread_around = maybe"), "read_around", "accepted: off, on");
 }
 
 TEST(Config, NumbersAreDecimalOnly) {

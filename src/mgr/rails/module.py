@@ -27,7 +27,7 @@ from .pacing import effective_spread
 from .reads import MixedReads, pg_reads
 from .settings import (BATCH_OPS_MAX, OPTION_TABLE, Settings, SettingError, hold_args, over_budget_args,
                        release_args, self_applied_bytes, unslow_command, validate)
-from .slow_osds import DetectionParams, SlowOsds, totals_from_perf_dump
+from .slow_osds import SlowOsds, totals_from_perf_dump
 from .status import build_status, render_plain
 from .topology import Topology, build_topology
 
@@ -514,11 +514,8 @@ class Module(MgrModule):
                     found = None
                 if found is not None:
                     totals[osd] = found
-            params = DetectionParams(settings.slow_osd_ratio, settings.slow_osd_clear_ratio, settings.slow_osd_windows,
-                                     settings.slow_osd_clear_windows, settings.slow_osd_min_ops,
-                                     settings.slow_osd_max_fraction, settings.slow_osd_probe_seconds)
             with self._lock:
-                events = self._slow.observe(totals, time.time(), params)
+                events = self._slow.observe(totals, time.time(), settings)
             for event in events:
                 self.log.warning("rails: %s", event)
         elif self._slow.marks:

@@ -21,6 +21,8 @@ peers do not share (the median compares OSDs, not an OSD with its own past).
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from .settings import Settings
+
 SIGNALS = ("read_lat", "commit_lat")
 # An outlier that served more than this many times its peers' median ops is busy, not slow.
 LOAD_FACTOR = 4.0
@@ -39,17 +41,6 @@ def totals_from_perf_dump(dump: dict) -> Optional[Totals]:
         return {name: (int(bluestore[name]["avgcount"]), float(bluestore[name]["sum"])) for name in SIGNALS}
     except (KeyError, TypeError, ValueError):
         return None
-
-
-@dataclass(frozen=True)
-class DetectionParams:
-    ratio: float = 3.0
-    clear_ratio: float = 1.5
-    windows: int = 2
-    clear_windows: int = 3
-    min_ops: int = 20
-    max_fraction: float = 0.34
-    probe_seconds: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -88,10 +79,10 @@ def _median(values: List[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def judge_window(deltas: Dict[int, Totals], params: DetectionParams) -> Dict[int, Verdict]:
+def judge_window(deltas: Dict[int, Totals], settings: Settings) -> Dict[int, Verdict]:
     """Each OSD's verdict for one window, from its ops and seconds in that window per signal."""
     served = {signal: {osd: delta[signal] for osd, delta in deltas.items()
-                       if signal in delta and delta[signal][0] >= params.min_ops}
+                       if signal in delta and delta[signal][0] >= settings.slow_osd_min_ops}
               for signal in SIGNALS}
     verdicts = {}
     for osd in deltas:
@@ -107,9 +98,9 @@ def judge_window(deltas: Dict[int, Totals], params: DetectionParams) -> Dict[int
                                   _median([peer_ops for peer_ops, _ in peers])))
         if not figures:
             verdicts[osd] = Verdict(UNKNOWN)
-        elif any(f.ratio >= params.ratio and f.ops <= LOAD_FACTOR * f.peers_ops for f in figures):
+        elif any(f.ratio >= settings.slow_osd_ratio and f.ops <= LOAD_FACTOR * f.peers_ops for f in figures):
             verdicts[osd] = Verdict(SLOW, tuple(figures))
-        elif all(f.ratio <= params.clear_ratio for f in figures):
+        elif all(f.ratio <= settings.slow_osd_clear_ratio for f in figures):
             verdicts[osd] = Verdict(HEALTHY, tuple(figures))
         else:
             verdicts[osd] = Verdict(BETWEEN, tuple(figures))
@@ -138,7 +129,7 @@ class SlowOsds:
     # The last window's verdicts, for the status.
     verdicts: Dict[int, Verdict] = field(default_factory=dict)
 
-    def observe(self, totals: Dict[int, Totals], now: float, params: DetectionParams) -> List[str]:
+    def observe(self, totals: Dict[int, Totals], now: float, settings: Settings) -> List[str]:
         """Takes one reading of every OSD read this window (OSDs missing from it are forgotten:
         down, out or not answering). Returns one line per change of a mark, for the log."""
         deltas = {}
@@ -156,11 +147,11 @@ class SlowOsds:
             del self._candidates[osd]
         if not deltas:
             return events
-        verdicts = judge_window(deltas, params)
+        verdicts = judge_window(deltas, settings)
         self.verdicts = verdicts
         judged = [v for v in verdicts.values() if v.outcome != UNKNOWN]
         outliers = [osd for osd, v in verdicts.items() if v.outcome == SLOW]
-        if judged and len(outliers) > params.max_fraction * len(judged):
+        if judged and len(outliers) > settings.slow_osd_max_fraction * len(judged):
             events += [f"osd.{osd}: no longer marked slow: {len(outliers)} of {len(judged)} OSDs look slow "
                        f"at once, which is load, not drives" for osd in sorted(self.marks)]
             self.marks.clear()
@@ -168,25 +159,25 @@ class SlowOsds:
             return events
         for osd, verdict in sorted(verdicts.items()):
             if osd in self.marks:
-                events += self._judge_marked(osd, verdict, now, params)
+                events += self._judge_marked(osd, verdict, now, settings)
             else:
-                events += self._judge_unmarked(osd, verdict, now, params)
+                events += self._judge_unmarked(osd, verdict, now, settings)
         return events
 
-    def _judge_unmarked(self, osd: int, verdict: Verdict, now: float, params: DetectionParams) -> List[str]:
+    def _judge_unmarked(self, osd: int, verdict: Verdict, now: float, settings: Settings) -> List[str]:
         if verdict.outcome != SLOW:
             self._candidates.pop(osd, None)
             return []
         candidate = self._candidates.setdefault(osd, _Candidate())
         candidate.windows += 1
-        if candidate.windows < params.windows:
+        if candidate.windows < settings.slow_osd_windows:
             return []
         del self._candidates[osd]
         worst = verdict.worst()
         self.marks[osd] = Mark(since=now, figure=worst, last_evidence=now)
-        return [f"osd.{osd}: marked slow: {worst.describe()}, {params.windows} window(s) in a row"]
+        return [f"osd.{osd}: marked slow: {worst.describe()}, {settings.slow_osd_windows} window(s) in a row"]
 
-    def _judge_marked(self, osd: int, verdict: Verdict, now: float, params: DetectionParams) -> List[str]:
+    def _judge_marked(self, osd: int, verdict: Verdict, now: float, settings: Settings) -> List[str]:
         """A marked OSD is judged by the signal that marked it: the others may not see the slow
         part of its devices (an emulated or slow data device leaves commits on a fast WAL as they
         were), so their being healthy says nothing. Another signal that is slow keeps the mark."""
@@ -196,20 +187,20 @@ class SlowOsds:
             if verdict.outcome == SLOW:
                 mark.healthy_windows, mark.last_evidence = 0, now
                 return []
-            if now - mark.last_evidence < params.probe_seconds:
+            if now - mark.last_evidence < settings.slow_osd_probe_seconds:
                 return []
             del self.marks[osd]
             return [f"osd.{osd}: no longer marked slow: too few {mark.figure.signal} ops to judge it for "
                     f"{now - mark.last_evidence:.0f} s; reads try it again"]
         mark.last_evidence = now
-        if figure.ratio > params.clear_ratio:
+        if figure.ratio > settings.slow_osd_clear_ratio:
             mark.healthy_windows = 0
-            if figure.ratio >= params.ratio:
+            if figure.ratio >= settings.slow_osd_ratio:
                 mark.figure = figure
             return []
         mark.healthy_windows += 1
-        if mark.healthy_windows < params.clear_windows:
+        if mark.healthy_windows < settings.slow_osd_clear_windows:
             return []
         del self.marks[osd]
         return [f"osd.{osd}: no longer marked slow: {figure.describe()}, "
-                f"{params.clear_windows} window(s) in a row at or under {params.clear_ratio:g}x"]
+                f"{settings.slow_osd_clear_windows} window(s) in a row at or under {settings.slow_osd_clear_ratio:g}x"]

@@ -11,8 +11,8 @@ sent to the OSDs, so osd.2 kept serving reads while slow.
 import json
 import os
 
-from rails.slow_osds import (HEALTHY, SLOW, UNKNOWN, BETWEEN, DetectionParams, SlowOsds, judge_window,
-                             totals_from_perf_dump)
+from rails.settings import Settings
+from rails.slow_osds import BETWEEN, HEALTHY, SLOW, UNKNOWN, SlowOsds, judge_window, totals_from_perf_dump
 
 RECORDING = os.path.join(os.path.dirname(__file__), "data", "slow_osd2_reads_10x.jsonl")
 SLOWED_AT, HEALED_AT = 25.5, 51.0
@@ -26,7 +26,7 @@ def recording():
                              for osd, totals in row["osds"].items()}
 
 
-def replay(params=DetectionParams(), change=None):
+def replay(params=Settings(), change=None):
     """(t, marked OSDs, events) per reading; change(t, totals, detector) may edit a reading first."""
     detector = SlowOsds()
     out = []
@@ -60,7 +60,7 @@ def cumulative(windows):
     return out
 
 
-def run(windows, params=DetectionParams(), seconds=5.0):
+def run(windows, params=Settings(), seconds=5.0):
     detector = SlowOsds()
     events = []
     for i, totals in enumerate(cumulative(windows)):
@@ -102,7 +102,7 @@ def test_a_marked_osd_that_reads_avoid_stays_marked_until_the_probe_then_is_trie
                 avoided.frozen = totals[2]["read_lat"]
             totals[2]["read_lat"] = avoided.frozen
 
-    steps = replay(DetectionParams(probe_seconds=15.0), change=avoided)
+    steps = replay(Settings(slow_osd_probe_seconds=15.0), change=avoided)
     events = [(t, event) for t, _, found in steps for event in found]
     assert events[0][1].startswith("osd.2: marked slow")
     assert "too few read_lat ops to judge it for" in events[1][1]
@@ -110,21 +110,21 @@ def test_a_marked_osd_that_reads_avoid_stays_marked_until_the_probe_then_is_trie
 
 
 def test_the_verdicts_of_one_window():
-    verdicts = judge_window(window(**with_osd2(2.0)), DetectionParams())
+    verdicts = judge_window(window(**with_osd2(2.0)), Settings())
     assert verdicts[2].outcome == SLOW
     assert verdicts[2].worst().ratio == 4.0
     assert verdicts[0].outcome == HEALTHY
-    assert judge_window(window(**with_osd2(1.0)), DetectionParams())[2].outcome == BETWEEN
-    assert judge_window(window(**with_osd2(2.0, reads=19)), DetectionParams())[2].outcome == UNKNOWN
+    assert judge_window(window(**with_osd2(1.0)), Settings())[2].outcome == BETWEEN
+    assert judge_window(window(**with_osd2(2.0, reads=19)), Settings())[2].outcome == UNKNOWN
 
 
 def test_a_slow_osd_that_serves_far_more_than_its_peers_is_busy_not_slow():
-    assert judge_window(window(**with_osd2(2.0, reads=2001)), DetectionParams())[2].outcome == BETWEEN
-    assert judge_window(window(**with_osd2(2.0, reads=2000)), DetectionParams())[2].outcome == SLOW
+    assert judge_window(window(**with_osd2(2.0, reads=2001)), Settings())[2].outcome == BETWEEN
+    assert judge_window(window(**with_osd2(2.0, reads=2000)), Settings())[2].outcome == SLOW
 
 
 def test_too_few_peers_judge_nothing():
-    verdicts = judge_window(window(osd0=(500, 0.5), osd1=(500, 5.0)), DetectionParams())
+    verdicts = judge_window(window(osd0=(500, 0.5), osd1=(500, 5.0)), Settings())
     assert {v.outcome for v in verdicts.values()} == {UNKNOWN}
 
 
@@ -159,15 +159,15 @@ def test_an_osd_that_restarts_or_stops_answering_is_handled():
     series = cumulative([slow, slow, slow])
     detector = SlowOsds()
     for i, totals in enumerate(series):
-        detector.observe(totals, i * 5.0, DetectionParams())
+        detector.observe(totals, i * 5.0, Settings())
     assert list(detector.marks) == [2]
     restarted = dict(series[-1])
     restarted[2] = {"read_lat": (3, 0.01), "commit_lat": (0, 0.0)}
-    detector.observe(restarted, 20.0, DetectionParams())
+    detector.observe(restarted, 20.0, Settings())
     assert list(detector.marks) == [2]
     assert 2 not in detector.verdicts
     gone = {osd: totals for osd, totals in series[-1].items() if osd != 2}
-    assert detector.observe(gone, 25.0, DetectionParams()) == [
+    assert detector.observe(gone, 25.0, Settings()) == [
         "osd.2: no longer marked slow: its counters could not be read"]
     assert not detector.marks
 

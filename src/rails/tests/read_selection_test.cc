@@ -13,6 +13,12 @@ ColorSet set_of(std::initializer_list<int> ids) {
 
 const std::vector<int> kAll6 = {0, 1, 2, 3, 4, 5};
 
+ColorSet chosen_set(const ReadChoice& choice) {
+  ColorSet s;
+  for (int id : choice.shards) s.insert(id);
+  return s;
+}
+
 TEST(ReadSelection, WantedAllReadPhaseReadsExactlyThem) {
   auto r = choose_read_shards(3, 6, {0, 1, 2}, kAll6, set_of({0, 1, 2}), {});
   ASSERT_TRUE(r.ok());
@@ -173,8 +179,7 @@ TEST(ReadSelection, ExhaustiveSmallCodeWithMarks) {
           continue;
         }
         ASSERT_TRUE(r.ok());
-        ColorSet chosen;
-        for (int s : r.value().shards) chosen.insert(s);
+        const ColorSet chosen = chosen_set(r.value());
         EXPECT_EQ(chosen.mask() & ~avail, 0u);
         EXPECT_EQ(chosen.size(), direct ? 2 : k);
         const int fast_available = ColorSet(avail & ~slow).size();
@@ -197,8 +202,7 @@ TEST(ReadSelection, ExhaustiveSmallCodeUsesFewestWriters) {
         continue;
       }
       ASSERT_TRUE(r.ok());
-      ColorSet chosen;
-      for (int s : r.value().shards) chosen.insert(s);
+      const ColorSet chosen = chosen_set(r.value());
       EXPECT_EQ(chosen.mask() & ~avail, 0u);
       const bool direct = (avail & 7) == 7 && (readers & 7) == 7;
       EXPECT_EQ(chosen.size(), direct ? 3 : k);

@@ -7,6 +7,7 @@ shard out when k others are there. A color of several OSDs is left out for every
 whose shard i is on a healthy OSD of it: those reads decode from another shard instead, which
 costs CPU, not device time. Pools without crush-colors get no read-around.
 """
+import time
 from typing import Dict, List
 
 from .slow_osds import Mark
@@ -42,12 +43,14 @@ def avoided_colors(marks: Dict[int, Mark], topology: Topology) -> List[str]:
     return sorted({color for colors in colors_of(list(marks), topology).values() for color in colors})
 
 
-def mark_lines(marks: Dict[int, Mark], topology: Topology, now: float) -> List[str]:
-    """One line per marked OSD: its figure, for how long, and what reads do about it."""
+def mark_lines(marks: Dict[int, Mark], topology: Topology) -> List[str]:
+    """One line per marked OSD: its figure, since when (UTC, so that a health check's text changes
+    only with its figure), and what reads do about it."""
     lines = []
     for osd, colors in sorted(colors_of(list(marks), topology).items()):
         mark = marks[osd]
         effect = (f"erails reads avoid color(s) {', '.join(colors)}" if colors else
                   "no pool with crush-colors holds it, so no read avoids it (replicated pools: primary affinity)")
-        lines.append(f"osd.{osd}: {mark.figure.describe()}; marked {now - mark.since:.0f} s ago; {effect}")
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(mark.since))
+        lines.append(f"osd.{osd}: {mark.figure.describe()}; marked since {since} UTC; {effect}")
     return lines

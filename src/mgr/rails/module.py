@@ -12,7 +12,7 @@ or its mgr died, releases itself.
 import json
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from mgr_module import CLIReadCommand, CommandResult, HandleCommandResult, MgrModule, NotifyType, Option
 
@@ -89,8 +89,8 @@ class Module(MgrModule):
         self._clock_problems: List[str] = []
         self._slow = SlowOsds()
         self._last_slow_read = 0.0
-        # OSDs sent marks that are not cleared yet -> the colors last sent.
-        self._avoiding: Dict[int, List[str]] = {}
+        # OSDs sent marks that are not cleared yet.
+        self._avoiding: Set[int] = set()
         # OSDs that did not take the marks -> their answer.
         self._avoid_failed: Dict[int, str] = {}
 
@@ -129,7 +129,7 @@ class Module(MgrModule):
             status["failed_commands"] = dict(self._failed)
             status["no_lease"] = dict(self._no_lease)
             status["device_problems"] = list(self._device_problems.values())
-            status["slow_osds"] = mark_lines(self._slow.marks, self._topology, time.time())
+            status["slow_osds"] = mark_lines(self._slow.marks, self._topology)
             status["slow_osds_marked"] = sorted(self._slow.marks)
             status["avoid_failed"] = dict(self._avoid_failed)
         if format == "plain":
@@ -532,17 +532,18 @@ class Module(MgrModule):
             seconds = avoid_seconds(settings.slow_osd_window_seconds, COMMAND_TIMEOUT_SECONDS)
             commands = {osd: avoid_command(colors, seconds) for osd in targets}
         else:
-            commands = {osd: clear_command() for osd in self._avoiding if osd in targets}
+            commands = {osd: clear_command() for osd in self._avoiding & set(targets)}
         failed = {}
         for osd, (ret, _, err) in self._tell_many(commands).items():
             if ret != 0:
                 failed[osd] = f"{err.strip()} ({ret})"
             elif colors:
-                self._avoiding[osd] = colors
+                self._avoiding.add(osd)
             else:
-                self._avoiding.pop(osd, None)
+                self._avoiding.discard(osd)
         if not colors:
-            self._avoiding = {osd: sent for osd, sent in self._avoiding.items() if osd in targets}
+            # An OSD down or out of every color lost its marks or reads no Rails pool.
+            self._avoiding &= set(targets)
         with self._lock:
             new = set(failed) - set(self._avoid_failed)
             self._avoid_failed = failed
@@ -591,7 +592,7 @@ class Module(MgrModule):
                                    self._setting_errors, self._failed, self._device_problems,
                                    self._clock_problems, self._mixed.mixing(self._topology, time.time()),
                                    self._spread_error, self._loop_error, self._no_lease,
-                                   mark_lines(self._slow.marks, self._topology, time.time()), self._avoid_failed)
+                                   mark_lines(self._slow.marks, self._topology), self._avoid_failed)
         if checks != self._health:
             self._health = checks
             self.set_health_checks(checks)

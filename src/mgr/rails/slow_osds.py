@@ -3,8 +3,9 @@ tests replay recorded counter series.
 
 Each window (the time between two readings of every OSD's counters) gives every OSD, for each
 signal it served enough ops of, its mean latency: `read_lat` (a read of the object store, which
-waits for the data device unless BlueStore's cache has the data) and `commit_lat` (a transaction
-from its submission to its commit, which waits for the WAL's device). An OSD is an outlier in a
+waits for the data device unless BlueStore's cache has the data) and `commit_lat` (18.2.7:
+`txc_commit_lat`; a transaction from its submission to its commit, which waits for the WAL's
+device). An OSD is an outlier in a
 window when one of its signals is slow_osd_ratio times the median of the same signal over its peers
 (the other OSDs with enough ops) or more, unless it served more than LOAD_FACTOR times the ops
 of its peers' median: then its latency is its load. It is marked slow after slow_osd_windows
@@ -24,6 +25,9 @@ from typing import Dict, List, Optional, Tuple
 from .settings import Settings
 
 SIGNALS = ("read_lat", "commit_lat")
+# Each signal's names in the checked builds, in order: 18.2.7 renamed commit_lat txc_commit_lat
+# (doc/dev/ceph-abi.md, "BlueStore's latency counters").
+SIGNAL_NAMES = {"read_lat": ("read_lat",), "commit_lat": ("commit_lat", "txc_commit_lat")}
 # An outlier that served more than this many times its peers' median ops is busy, not slow.
 LOAD_FACTOR = 4.0
 # A median of fewer peers than this says nothing about an OSD.
@@ -34,13 +38,19 @@ Totals = Dict[str, Tuple[int, float]]
 
 
 def totals_from_perf_dump(dump: dict) -> Optional[Totals]:
-    """The signals from a `perf dump` (whole or `bluestore` logger only); None if one is absent
-    or malformed."""
+    """The signals from a `perf dump` (whole or `bluestore` logger only), under whichever checked
+    build's name is there; None if one is absent or malformed."""
     bluestore = dump.get("bluestore", {})
+    found = {}
     try:
-        return {name: (int(bluestore[name]["avgcount"]), float(bluestore[name]["sum"])) for name in SIGNALS}
+        for signal in SIGNALS:
+            name = next((name for name in SIGNAL_NAMES[signal] if name in bluestore), None)
+            if name is None:
+                return None
+            found[signal] = (int(bluestore[name]["avgcount"]), float(bluestore[name]["sum"]))
     except (KeyError, TypeError, ValueError):
         return None
+    return found
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,8 @@ def test_counters_from_a_perf_dump():
     dump = {"bluestore": {"read_lat": {"avgcount": 25, "sum": 0.0012, "avgtime": 4.9e-05},
                           "commit_lat": {"avgcount": 9, "sum": 0.0187, "avgtime": 0.002}}}
     assert totals_from_perf_dump(dump) == {"read_lat": (25, 0.0012), "commit_lat": (9, 0.0187)}
+    reef = {"bluestore": {"read_lat": {"avgcount": 25, "sum": 0.0012}, "txc_commit_lat": {"avgcount": 9, "sum": 0.0187}}}
+    assert totals_from_perf_dump(reef) == {"read_lat": (25, 0.0012), "commit_lat": (9, 0.0187)}
     assert totals_from_perf_dump(dump["bluestore"] and {"bluestore": {"read_lat": {"avgcount": 1}}}) is None
     assert totals_from_perf_dump({}) is None
     assert totals_from_perf_dump({"bluestore": {"read_lat": "x", "commit_lat": 3}}) is None

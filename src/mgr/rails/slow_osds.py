@@ -13,7 +13,8 @@ windows in a row as an outlier, and cleared after slow_osd_clear_windows windows
 the signal that marked it at or under slow_osd_clear_ratio times its peers (hysteresis: between
 the two ratios nothing changes). A marked OSD whose signal served too few ops to judge (reads
 avoid it) is cleared after slow_osd_probe_seconds without evidence, so that reads try it again
-and it is judged afresh. A window where more than slow_osd_max_fraction of the
+and it is judged afresh; marked again within slow_osd_probe_seconds of that, its next probe waits
+twice as long (up to MAX_PROBE_BACKOFF times). A window where more than slow_osd_max_fraction of the
 judged OSDs are outliers is load, not drives: it clears every mark.
 
 Not seen: a device slow only for what BlueStore's cache absorbs, and one slow under a load its
@@ -32,6 +33,10 @@ SIGNAL_NAMES = {"read_lat": ("read_lat",), "commit_lat": ("commit_lat", "txc_com
 LOAD_FACTOR = 4.0
 # A median of fewer peers than this says nothing about an OSD.
 MIN_PEERS = 2
+# Slow drives stay slow for hours ("The Tail at Store"): an OSD marked again soon after a probe
+# waits twice as long for its next one, up to this many times slow_osd_probe_seconds, so that it
+# is not read slowly for two windows at every probe.
+MAX_PROBE_BACKOFF = 16
 
 # osd -> signal -> (ops, seconds), cumulative as the counters give them.
 Totals = Dict[str, Tuple[int, float]]
@@ -123,6 +128,13 @@ class Mark:
     figure: Figure           # the worst figure of the window that marked it
     last_evidence: float     # the last window that judged it and did not find it healthy
     healthy_windows: int = 0
+    probe_backoff: int = 1   # its probe waits this many times slow_osd_probe_seconds
+
+
+@dataclass(frozen=True)
+class _Probe:
+    at: float
+    backoff: int
 
 
 @dataclass
@@ -136,6 +148,8 @@ class SlowOsds:
     marks: Dict[int, Mark] = field(default_factory=dict)
     _candidates: Dict[int, _Candidate] = field(default_factory=dict)
     _last: Dict[int, Totals] = field(default_factory=dict)
+    # OSDs whose mark a probe lifted: when, and the backoff that mark had.
+    _probes: Dict[int, _Probe] = field(default_factory=dict)
     # The last window's verdicts, for the status.
     verdicts: Dict[int, Verdict] = field(default_factory=dict)
 
@@ -155,6 +169,8 @@ class SlowOsds:
             del self.marks[osd]
         for osd in set(self._candidates) - set(totals):
             del self._candidates[osd]
+        for osd in set(self._probes) - set(totals):
+            del self._probes[osd]
         if not deltas:
             return events
         verdicts = judge_window(deltas, settings)
@@ -184,8 +200,14 @@ class SlowOsds:
             return []
         del self._candidates[osd]
         worst = verdict.worst()
-        self.marks[osd] = Mark(since=now, figure=worst, last_evidence=now)
-        return [f"osd.{osd}: marked slow: {worst.describe()}, {settings.slow_osd_windows} window(s) in a row"]
+        probe = self._probes.pop(osd, None)
+        backoff = 1
+        if probe is not None and now - probe.at <= settings.slow_osd_probe_seconds:
+            backoff = min(2 * probe.backoff, MAX_PROBE_BACKOFF)
+        self.marks[osd] = Mark(since=now, figure=worst, last_evidence=now, probe_backoff=backoff)
+        again = f"; slow again after its probe, next probe in {backoff * settings.slow_osd_probe_seconds:g} s" \
+            if backoff > 1 else ""
+        return [f"osd.{osd}: marked slow: {worst.describe()}, {settings.slow_osd_windows} window(s) in a row{again}"]
 
     def _judge_marked(self, osd: int, verdict: Verdict, now: float, settings: Settings) -> List[str]:
         """A marked OSD is judged by the signal that marked it: the others may not see the slow
@@ -197,9 +219,10 @@ class SlowOsds:
             if verdict.outcome == SLOW:
                 mark.healthy_windows, mark.last_evidence = 0, now
                 return []
-            if now - mark.last_evidence < settings.slow_osd_probe_seconds:
+            if now - mark.last_evidence < mark.probe_backoff * settings.slow_osd_probe_seconds:
                 return []
             del self.marks[osd]
+            self._probes[osd] = _Probe(now, mark.probe_backoff)
             return [f"osd.{osd}: no longer marked slow: too few {mark.figure.signal} ops to judge it for "
                     f"{now - mark.last_evidence:.0f} s; reads try it again"]
         mark.last_evidence = now

@@ -60,11 +60,11 @@ def cumulative(windows):
     return out
 
 
-def run(windows, params=Settings(), seconds=5.0):
+def run(windows, settings=Settings(), seconds=5.0):
     detector = SlowOsds()
     events = []
     for i, totals in enumerate(cumulative(windows)):
-        events += detector.observe(totals, i * seconds, params)
+        events += detector.observe(totals, i * seconds, settings)
     return detector, events
 
 
@@ -107,6 +107,19 @@ def test_a_marked_osd_that_reads_avoid_stays_marked_until_the_probe_then_is_trie
     assert events[0][1].startswith("osd.2: marked slow")
     assert "too few read_lat ops to judge it for" in events[1][1]
     assert 15.0 <= events[1][0] - events[0][0] <= 15.0 + 2 * 2.5
+
+
+def test_a_drive_slow_again_after_its_probe_waits_twice_as_long_for_the_next():
+    settings = Settings(slow_osd_probe_seconds=15.0)
+    slow, avoided = window(**with_osd2(2.0)), window(**with_osd2(0.0, reads=0))
+    detector, events = run([slow, slow] + [avoided] * 4 + [slow, slow] + [avoided] * 7, settings)
+    assert [event.split(":")[0] for event in events] == ["osd.2"] * 4, events
+    assert "marked slow" in events[0] and "too few read_lat ops to judge it for 15 s" in events[1]
+    assert events[2].endswith("slow again after its probe, next probe in 30 s")
+    assert "too few read_lat ops to judge it for 30 s" in events[3]
+    # Marked long after a probe: the backoff starts over.
+    _, events = run([slow, slow] + [avoided] * 4 + [window(**HEALTHY_5)] * 4 + [slow, slow], settings)
+    assert events[-1].startswith("osd.2: marked slow") and "probe" not in events[-1]
 
 
 def test_the_verdicts_of_one_window():

@@ -3,7 +3,7 @@
 # each named experiment (default all), each writing bench/sim/results/EXPERIMENT.csv, then plot.py,
 # which draws bench/sim/results/*.png from the experiments' per-second timelines.
 #   bench/sim/run.sh [--sim PATH] [--work DIR] [EXPERIMENT...]
-# EXPERIMENT is calibrate, rails, drive_a, trace, erails, write_vs_m, qos, scale, speed or all.
+# EXPERIMENT is calibrate, rails, drive_a, trace, erails, write_vs_m, qos, scale, speed, failslow or all.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=/tmp/erails-sim-repro

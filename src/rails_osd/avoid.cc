@@ -5,6 +5,7 @@
 
 #include "common/json_text.h"
 #include "common/number.h"
+#include "rails_osd/report_text.h"
 
 namespace erails::rails_osd {
 namespace {
@@ -36,13 +37,6 @@ Status parse_colors(const std::string& text, std::set<std::string>& colors) {
   }
 }
 
-std::string fixed(double value) {
-  std::ostringstream out;
-  out.precision(3);
-  out << std::fixed << value;
-  return out.str();
-}
-
 }  // namespace
 
 Expected<AvoidRequest> parse_avoid_request(const std::vector<std::string>& words) {
@@ -69,7 +63,7 @@ Expected<AvoidRequest> parse_avoid_request(const std::vector<std::string>& words
       const auto seconds = parse_real(value);
       if (!seconds || !(*seconds > 0) || *seconds > kMaxAvoidSeconds) {
         return Error{"seconds", "'" + value + "' is not a mark's length; accepted: a number of seconds, 0 < "
-                                "seconds <= " + fixed(kMaxAvoidSeconds)};
+                                "seconds <= " + seconds_text(kMaxAvoidSeconds)};
       }
       request.seconds = *seconds;
     } else {
@@ -129,7 +123,7 @@ std::string AvoidMarks::report_plain(double now) const {
     std::string names;
     for (const auto& color : colors_) names += (names.empty() ? "" : ", ") + color;
     out = "erails reads avoid colors " + names + " while k other shards are there, for " +
-          fixed(until_ - now) + " s more unless renewed\n";
+          seconds_text(until_ - now) + " s more unless renewed\n";
   }
   return out + "marks received " + std::to_string(marks_) + "\n";
 }

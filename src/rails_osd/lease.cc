@@ -6,6 +6,7 @@
 
 #include "common/json_text.h"
 #include "common/number.h"
+#include "rails_osd/report_text.h"
 
 namespace erails::rails_osd {
 namespace {
@@ -95,13 +96,6 @@ Status parse_word(const std::string& key, const std::string& value, Grant& grant
     return Error{key, std::string("unknown key; ") + kAcceptedKeys};
   }
   return Ok{};
-}
-
-std::string seconds_text(double seconds) {
-  std::ostringstream out;
-  out.precision(3);
-  out << std::fixed << seconds;
-  return out.str();
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "rails_osd/avoid.h"
 
 #include <algorithm>
-#include <sstream>
+#include <chrono>
 
 #include "common/json_text.h"
 #include "common/number.h"
@@ -96,7 +96,10 @@ void AvoidMarks::clear() {
 std::uint64_t AvoidMarks::slow_mask(const std::vector<std::string>& colors, double now) const {
   if (!any_.load(std::memory_order_acquire)) return 0;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (now >= until_) return 0;
+  if (now >= until_) {
+    any_.store(false, std::memory_order_release);
+    return 0;
+  }
   std::uint64_t mask = 0;
   for (std::size_t i = 0; i < colors.size() && i < 64; ++i) {
     if (colors_.count(colors[i])) mask |= std::uint64_t{1} << i;
@@ -131,6 +134,10 @@ std::string AvoidMarks::report_plain(double now) const {
 AvoidMarks& process_avoid_marks() {
   static AvoidMarks marks;
   return marks;
+}
+
+double avoid_clock_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace erails::rails_osd

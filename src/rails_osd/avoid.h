@@ -50,8 +50,9 @@ class AvoidMarks {
 
  private:
   mutable std::mutex mutex_;
-  // True from a mark to its end or a clear; lets slow_mask skip the lock in the common case.
-  std::atomic<bool> any_{false};
+  // False when nothing is marked (never marked, cleared, or seen ended): slow_mask then skips the
+  // lock, which is every read's case.
+  mutable std::atomic<bool> any_{false};
   std::set<std::string> colors_;
   double until_ = 0;
   std::uint64_t marks_ = 0;
@@ -59,5 +60,9 @@ class AvoidMarks {
 
 // The one set of marks of this process, read by every erails instance in it.
 AvoidMarks& process_avoid_marks();
+
+// The clock marks are given and read on inside ceph-osd: the OSD's monotonic clock, so that a
+// mark ends on time whatever the wall clock does.
+double avoid_clock_seconds();
 
 }  // namespace erails::rails_osd

@@ -1,7 +1,6 @@
 #include "rails_osd/osd_avoid.h"
 
 #include <cerrno>
-#include <chrono>
 
 #include "ceph_abi/osd_commands.h"
 #include "rails_osd/avoid.h"
@@ -14,10 +13,6 @@ constexpr const char* kAvoidHelp =
     "Rails: with no words, the colors this OSD's erails reads avoid; seconds=<s> "
     "colors=<bucket>,... avoids them for <s> seconds unless renewed; clear drops them";
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 class AvoidHook final : public ceph_osd::SyncAdminSocketHook {
  public:
   int respond(std::string_view, const ceph_osd::CmdMap& cmdmap, ceph_osd::Formatter*,
@@ -28,7 +23,7 @@ class AvoidHook final : public ceph_osd::SyncAdminSocketHook {
       return -EINVAL;
     }
     AvoidMarks& marks = process_avoid_marks();
-    const double at = now();
+    const double at = avoid_clock_seconds();
     if (request.value().kind == AvoidRequest::Kind::mark) {
       marks.mark(request.value().colors, request.value().seconds, at);
     } else if (request.value().kind == AvoidRequest::Kind::clear) {

@@ -37,11 +37,6 @@ double wall_clock_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Avoid marks end on the OSD's own clock, whatever the wall clock does.
-double monotonic_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 bool in_range(const std::set<int>& ids, int n) {
   return ids.empty() || (*ids.begin() >= 0 && *ids.rbegin() < n);
 }
@@ -171,7 +166,7 @@ int ErasureCodeErails::choose_shards(const std::set<int>& want_to_read,
   rails::ColorSet slow;
   if (schedule_) {
     read_phase = schedule_->read_set(wall_clock_seconds());
-    slow = rails::ColorSet(rails_osd::process_avoid_marks().slow_mask(profile_.crush_colors, monotonic_seconds()));
+    slow = rails::ColorSet(rails_osd::process_avoid_marks().slow_mask(profile_.crush_colors, rails_osd::avoid_clock_seconds()));
   }
   auto choice = rails::choose_read_shards(
       profile_.k, n, std::vector<int>(want_to_read.begin(), want_to_read.end()),

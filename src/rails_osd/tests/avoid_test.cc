@@ -45,6 +45,8 @@ TEST(AvoidMarks, MasksTheMarkedColorsUntilTheMarkEnds) {
   EXPECT_EQ(marks.slow_mask(kColors, 109.9), 0b010010u);
   EXPECT_EQ(marks.slow_mask(kColors, 110), 0u);
   EXPECT_EQ(marks.slow_mask({"x", "y"}, 105), 0u);
+  marks.mark({"c0"}, 5, 200);
+  EXPECT_EQ(marks.slow_mask(kColors, 201), 0b1u);
 }
 
 TEST(AvoidMarks, ARenewalReplacesTheMarksAndAClearEndsThem) {

@@ -83,9 +83,8 @@ SLOW, HEALTHY, BETWEEN, UNKNOWN = "slow", "healthy", "between", "unknown"
 class Verdict:
     outcome: str
     figures: Tuple[Figure, ...] = ()
-
-    def worst(self) -> Optional[Figure]:
-        return max(self.figures, key=lambda figure: figure.ratio, default=None)
+    # SLOW: the slowest figure that made it an outlier (one that is load does not count).
+    cause: Optional[Figure] = None
 
 
 def _median(values: List[float]) -> float:
@@ -111,10 +110,11 @@ def judge_window(deltas: Dict[int, Totals], settings: Settings) -> Dict[int, Ver
             ops, seconds = served[signal][osd]
             figures.append(Figure(signal, ops, seconds / ops, _median([mean for _, mean in peers]),
                                   _median([peer_ops for peer_ops, _ in peers])))
+        outliers = [f for f in figures if f.ratio >= settings.slow_osd_ratio and f.ops <= LOAD_FACTOR * f.peers_ops]
         if not figures:
             verdicts[osd] = Verdict(UNKNOWN)
-        elif any(f.ratio >= settings.slow_osd_ratio and f.ops <= LOAD_FACTOR * f.peers_ops for f in figures):
-            verdicts[osd] = Verdict(SLOW, tuple(figures))
+        elif outliers:
+            verdicts[osd] = Verdict(SLOW, tuple(figures), max(outliers, key=lambda figure: figure.ratio))
         elif all(f.ratio <= settings.slow_osd_clear_ratio for f in figures):
             verdicts[osd] = Verdict(HEALTHY, tuple(figures))
         else:
@@ -126,7 +126,7 @@ def judge_window(deltas: Dict[int, Totals], settings: Settings) -> Dict[int, Ver
 class Mark:
     since: float
     figure: Figure           # the worst figure of the window that marked it
-    last_evidence: float     # the last window that judged it and did not find it healthy
+    last_evidence: float     # the last window that judged it by its figure's signal, or found it slow by another
     healthy_windows: int = 0
     probe_backoff: int = 1   # its probe waits this many times slow_osd_probe_seconds
 
@@ -199,7 +199,7 @@ class SlowOsds:
         if candidate.windows < settings.slow_osd_windows:
             return []
         del self._candidates[osd]
-        worst = verdict.worst()
+        worst = verdict.cause
         probe = self._probes.pop(osd, None)
         backoff = 1
         if probe is not None and now - probe.at <= settings.slow_osd_probe_seconds:

@@ -125,7 +125,7 @@ def test_a_drive_slow_again_after_its_probe_waits_twice_as_long_for_the_next():
 def test_the_verdicts_of_one_window():
     verdicts = judge_window(window(**with_osd2(2.0)), Settings())
     assert verdicts[2].outcome == SLOW
-    assert verdicts[2].worst().ratio == 4.0
+    assert verdicts[2].cause.ratio == 4.0
     assert verdicts[0].outcome == HEALTHY
     assert judge_window(window(**with_osd2(1.0)), Settings())[2].outcome == BETWEEN
     assert judge_window(window(**with_osd2(2.0, reads=19)), Settings())[2].outcome == UNKNOWN
@@ -134,6 +134,11 @@ def test_the_verdicts_of_one_window():
 def test_a_slow_osd_that_serves_far_more_than_its_peers_is_busy_not_slow():
     assert judge_window(window(**with_osd2(2.0, reads=2001)), Settings())[2].outcome == BETWEEN
     assert judge_window(window(**with_osd2(2.0, reads=2000)), Settings())[2].outcome == SLOW
+    # Busy reads, slow commits: the commits make it an outlier, and they are what marked it.
+    busy = window(**{name: figures + (50, 1.0) for name, figures in with_osd2(8.0, reads=2001).items()})
+    busy[2]["commit_lat"] = (50, 50 * 4.0 / 1000)
+    verdict = judge_window(busy, Settings())[2]
+    assert verdict.outcome == SLOW and verdict.cause.signal == "commit_lat" and verdict.cause.ratio == 4.0
 
 
 def test_too_few_peers_judge_nothing():

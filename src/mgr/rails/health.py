@@ -81,10 +81,12 @@ def health_checks(topology: Topology, accounting: HoldAccounting, settings: Sett
             "(too few read-phase shards available)",
             [f"pool {pool}: {len(pgs)} PG(s): {_some(pgs)}" for pool, pgs in sorted(mixing.items())])
     if slow_osds or avoid_failed:
-        detail = list(slow_osds) + [f"osd.{osd} did not take the marks, so its reads do not avoid them: {why}"
+        detail = list(slow_osds) + [f"osd.{osd} did not take the slow-OSD marks' last update: {why}"
                                     for osd, why in sorted((avoid_failed or {}).items())]
-        checks["RAILS_OSD_SLOW"] = _check(
-            f"{len(slow_osds)} OSD(s) slow against their peers", detail)
+        summary = (f"{len(slow_osds)} OSD(s) slow against their peers" if slow_osds else
+                   f"{len(avoid_failed or {})} OSD(s) did not take the end of the slow-OSD marks, which end by "
+                   "themselves")
+        checks["RAILS_OSD_SLOW"] = _check(summary, detail)
     if device_problems:
         checks["RAILS_OSD_DEVICES"] = _check(
             f"{len(device_problems)} Rails OSD(s) cannot keep held writes off their data device",

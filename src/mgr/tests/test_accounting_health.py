@@ -131,6 +131,18 @@ def test_each_problem_raises_its_own_check():
     assert all(c["severity"] == "warning" for c in checks.values())
 
 
+def test_slow_osds_and_osds_that_refused_their_marks_are_one_check():
+    line = "osd.1: read_lat 5.00 ms mean over 300 ops, 10.0x its peers' 0.50 ms; marked since ...; erails reads ..."
+    checks = health_checks(_topology(), HoldAccounting(), Settings(), [], {}, {}, slow_osds=[line],
+                           avoid_failed={3: "invalid command (-22)"})
+    assert checks["RAILS_OSD_SLOW"]["summary"] == "1 OSD(s) slow against their peers"
+    assert checks["RAILS_OSD_SLOW"]["detail"] == [
+        line, "osd.3 did not take the slow-OSD marks' last update: invalid command (-22)"]
+    cleared = health_checks(_topology(), HoldAccounting(), Settings(), [], {}, {},
+                            avoid_failed={3: "timed out (-110)"})["RAILS_OSD_SLOW"]
+    assert cleared["summary"] == "1 OSD(s) did not take the end of the slow-OSD marks, which end by themselves"
+
+
 def test_status_shows_phases_next_switch_and_held_state():
     accounting = HoldAccounting()
     accounting.hold_started(0, counters(10, 0), now=0.0)

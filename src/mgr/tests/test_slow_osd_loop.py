@@ -85,7 +85,7 @@ def test_an_osd_that_does_not_take_the_marks_is_named_in_health(module_class):
     thread = serve_until(module, lambda: "RAILS_OSD_SLOW" in module.health
                          and len(module.health["RAILS_OSD_SLOW"]["detail"]) == 2)
     assert module.health["RAILS_OSD_SLOW"]["detail"][1] == (
-        "osd.3 did not take the marks, so its reads do not avoid them: invalid command (-22)")
+        "osd.3 did not take the slow-OSD marks' last update: invalid command (-22)")
     stop_serving(module, thread)
 
 

@@ -42,6 +42,7 @@ for path in sorted(sys.argv[1:], key=lambda p: int(os.path.basename(p).split("."
     r = s["requests"]
     age = time.time() - os.path.getmtime(path)
     slowed = f", {s['slowdown']:g} times slower now (slow-device.sh)" if s.get("slowdown", 1) != 1 else ""
+    slowed += ", model off now: requests at their real time (slow-device.sh)" if not s.get("model_on", True) else ""
     print(f"{name:<8} emulated {s['model']} x{s['time_scale']:g}{slowed}: {r['read']} reads, {r['write']} writes, "
           f"{r['sync_read'] + r['sync_write']} sync, {s['gc_events']} GC events "
           f"({s['gc_blocked_seconds']:.2f} s blocked), held {s['held_seconds']:.2f} s, "

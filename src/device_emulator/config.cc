@@ -78,28 +78,38 @@ Expected<EmulatorConfig> read_config(const Getenv& getenv) {
   return c;
 }
 
-Expected<double> parse_control(const std::string& text) {
+Expected<Control> parse_control(const std::string& text) {
   constexpr const char* kBlank = " \t\r";
+  constexpr const char* kAccepted = "accepted: slowdown = K (K in 1..1000), model = on|off, each at most once";
   auto trimmed = [&](std::string part) {
     part.erase(0, part.find_first_not_of(kBlank));
     part.erase(part.find_last_not_of(kBlank) + 1);
     return part;
   };
-  std::optional<double> slowdown;
+  Control control;
+  bool have_slowdown = false, have_model = false;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     line = trimmed(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     const auto eq = line.find('=');
     const std::string key = trimmed(line.substr(0, eq));
-    if (key != "slowdown") return Error{key, "'" + key + "' is not a control; accepted: slowdown = K, K in 1..1000"};
-    if (eq == std::string::npos) return Error{key, "slowdown has no value; accepted: slowdown = K, K in 1..1000"};
-    if (slowdown) return Error{key, "slowdown is given twice; accepted: one slowdown = K line"};
+    if (key != "slowdown" && key != "model") return Error{key, "'" + key + "' is not a control; " + kAccepted};
+    if (eq == std::string::npos) return Error{key, key + " has no value; " + kAccepted};
+    bool& seen = key == "slowdown" ? have_slowdown : have_model;
+    if (seen) return Error{key, key + " is given twice; " + kAccepted};
+    seen = true;
     const std::string value = trimmed(line.substr(eq + 1));
-    slowdown = parse_real(value);
+    if (key == "model") {
+      if (value != "on" && value != "off") return Error{key, "model = '" + value + "' is not accepted; " + kAccepted};
+      control.model_on = value == "on";
+      continue;
+    }
+    const std::optional<double> slowdown = parse_real(value);
     if (Status valid = devices::check_slowdown(slowdown.value_or(NAN), value); !valid.ok()) return valid.error();
+    control.slowdown = *slowdown;
   }
-  return slowdown.value_or(1);
+  return control;
 }
 
 }  // namespace erails::device_emulator

@@ -11,7 +11,9 @@
 //   ERAILS_EMULATOR_LOG             file the emulator's log lines are appended to (default stderr)
 //   ERAILS_EMULATOR_CONTROL         file read again every 0.1 s while the process runs; it may say
 //                                   `slowdown = K` (1..1000): the device becomes K times slower
-//                                   from then on (devices/slowed.h). Absent or empty: 1. Optional
+//                                   from then on (devices/slowed.h), and `model = off`: requests
+//                                   complete at their real time, the model bypassed, until
+//                                   `model = on`. Absent or empty: 1 and on. Optional
 //   ERAILS_EMULATOR_TEST_HOST       1: a program with no Ceph in it may load the emulator (the
 //                                   tests); without it only a checked ceph-osd may
 #pragma once
@@ -54,9 +56,19 @@ using Getenv = std::function<const char*(const char*)>;
 // key) that is wrong, and its message says what is accepted.
 Expected<EmulatorConfig> read_config(const Getenv& getenv);
 
-// The slowdown a control file's text asks for: blank lines and `#` comments aside, at most one
-// `slowdown = K` line with K in 1..1000; nothing else. Empty text: 1. An error's key is the key
-// that is wrong ("slowdown", or the unknown one).
-Expected<double> parse_control(const std::string& text);
+// What a control file asks for.
+struct Control {
+  double slowdown = 1;
+  bool model_on = true;
+  friend bool operator==(const Control& a, const Control& b) {
+    return a.slowdown == b.slowdown && a.model_on == b.model_on;
+  }
+  friend bool operator!=(const Control& a, const Control& b) { return !(a == b); }
+};
+
+// A control file's text: blank lines and `#` comments aside, at most one `slowdown = K` line with
+// K in 1..1000 and at most one `model = on|off` line; nothing else. What is not said is 1 and on.
+// An error's key is the key that is wrong ("slowdown", "model", or the unknown one).
+Expected<Control> parse_control(const std::string& text);
 
 }  // namespace erails::device_emulator

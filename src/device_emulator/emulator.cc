@@ -36,14 +36,16 @@ uint64_t iocb_bytes(const iocb* cb) {
 
 Emulator::Emulator(const EmulatorConfig& config) : config_(config), model_(make_model(config.model)) {}
 
-Status Emulator::set_slowdown(double factor, double now) {
+Status Emulator::set_control(const Control& control, double now) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return model_.set_slowdown(factor, clamp(now));
+  if (Status set = model_.set_slowdown(control.slowdown, clamp(now)); !set.ok()) return set;
+  model_on_ = control.model_on;
+  return Ok{};
 }
 
-double Emulator::slowdown() {
+Control Emulator::control() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return model_.slowdown();
+  return Control{model_.slowdown(), model_on_};
 }
 
 bool Emulator::control_due(double now) {
@@ -97,7 +99,7 @@ void Emulator::expect(io_context_t ctx, iocb* const* iocbs, const uint8_t* data_
 }
 
 double Emulator::charge_locked(Operation op, uint64_t offset, uint64_t bytes, double now, double* gc_wait) {
-  if (bytes == 0) return now;
+  if (bytes == 0 || !model_on_) return now;
   const auto r = model_.submit(now, devices::IoRequest{op, offset, static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX))});
   *gc_wait = r.gc_wait;
   stats_.gc_wait_seconds += r.gc_wait;
@@ -252,6 +254,7 @@ std::string Emulator::stats_json(double now) {
   h.kind = config_.model.is_ssd ? "ssd" : "hdd";
   h.time_scale = config_.model.is_ssd ? config_.model.ssd.time_scale : config_.model.hdd.time_scale;
   h.slowdown = model_.slowdown();
+  h.model_on = model_on_;
   h.device = config_.device_path;
   h.uptime_seconds = now;
   return to_json(h, stats_, model_.stats());

@@ -62,9 +62,10 @@ class Emulator {
 
   void note_error();
 
-  // --- the control file (config.h): the device's slowdown from `now` on; an error names the key.
-  Status set_slowdown(double factor, double now);
-  double slowdown();
+  // --- the control file (config.h): the device's slowdown, and whether requests are charged to
+  // the model at all, from `now` on; an error names the key and changes nothing.
+  Status set_control(const Control& control, double now);
+  Control control();
   // True for one caller every kControlInterval, who then reads the control file.
   bool control_due(double now);
   // Whether `text`, a control file that could not be used, differs from the last such: an error is
@@ -102,6 +103,7 @@ class Emulator {
   const EmulatorConfig config_;
   std::mutex mutex_;
   devices::SlowedDevice model_;
+  bool model_on_ = true;  // off: requests complete at their real time, the model sees none
   double last_now_ = 0;
   double last_write_done_ = 0;
   double next_stats_ = 0;

@@ -162,25 +162,38 @@ std::string read_control() {
   return text;
 }
 
+// One log line per change: what the device does from `now` on.
+std::string control_change(const Control& from, const Control& to, double now) {
+  std::ostringstream line;
+  if (to.model_on != from.model_on) {
+    line << "model " << (to.model_on ? "on" : "off") << " from " << now << " s: "
+         << (to.model_on ? "requests wait for the model again" : "requests complete at their real time, the model "
+                                                                 "bypassed");
+  }
+  if (to.slowdown != from.slowdown) {
+    if (!line.str().empty()) line << "; ";
+    line << "slowdown " << to.slowdown << " from " << now << " s: "
+         << (to.slowdown == 1 ? "the device runs at its model's speed again"
+                              : "the device is that many times slower than its model");
+  }
+  return line.str();
+}
+
 void maybe_read_control(double now) {
   if (!g_emulator->control_due(now)) return;
   const int saved = errno;
   const std::string text = read_control();
   const auto wanted = parse_control(text);
-  const double current = g_emulator->slowdown();
+  const Control current = g_emulator->control();
   if (!wanted.ok()) {
     if (g_emulator->new_bad_control(text)) {
       std::ostringstream line;
       line << "control file " << control_path() << ": " << wanted.error().key << ": " << wanted.error().message
-           << "; the slowdown stays " << current;
+           << "; the slowdown stays " << current.slowdown << ", the model " << (current.model_on ? "on" : "off");
       log_line(line.str());
     }
-  } else if (wanted.value() != current && g_emulator->set_slowdown(wanted.value(), now).ok()) {
-    std::ostringstream line;
-    line << "slowdown " << wanted.value() << " from " << now << " s: "
-         << (wanted.value() == 1 ? "the device runs at its model's speed again"
-                                 : "the device is that many times slower than its model");
-    log_line(line.str());
+  } else if (wanted.value() != current && g_emulator->set_control(wanted.value(), now).ok()) {
+    log_line(control_change(current, wanted.value(), now));
   }
   errno = saved;
 }

@@ -40,6 +40,7 @@ std::string to_json(const StatsHeader& h, const EmulatorStats& s, const devices:
   j += "  \"kind\": " + json_string(h.kind) + ",\n";
   j += "  \"time_scale\": " + number(h.time_scale) + ",\n";
   j += "  \"slowdown\": " + number(h.slowdown) + ",\n";
+  j += std::string("  \"model_on\": ") + (h.model_on ? "true" : "false") + ",\n";
   j += "  \"device\": " + json_string(h.device) + ",\n";
   j += "  \"uptime_seconds\": " + number(h.uptime_seconds) + ",\n";
   j += "  \"requests\": {\"read\": " + std::to_string(s.reads) + ", \"write\": " + std::to_string(s.writes) +

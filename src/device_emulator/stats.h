@@ -1,6 +1,6 @@
 // What the emulator counts, and the JSON it writes for status.sh and the benchmarks. The JSON is
 // the stats file's one definition (tests/emulator_harness.cc and vstart-configs/status.sh read it):
-//   {"pid", "model", "kind", "time_scale", "slowdown", "device", "uptime_seconds",
+//   {"pid", "model", "kind", "time_scale", "slowdown", "model_on", "device", "uptime_seconds",
 //    "requests": {"read", "write", "flush", "sync_read", "sync_write", "sync_flush", "not_accepted"},
 //    "bytes": {"read", "write"},
 //    "gc_events", "gc_blocked_seconds", "gc_wait_seconds",
@@ -42,7 +42,8 @@ struct StatsHeader {
   std::string model;  // Device::describe()
   std::string kind;   // "ssd" or "hdd"
   double time_scale = 1;
-  double slowdown = 1;  // the control file's, now (config.h)
+  double slowdown = 1;   // the control file's, now (config.h)
+  bool model_on = true;  // likewise
   std::string device;
   double uptime_seconds = 0;
 };

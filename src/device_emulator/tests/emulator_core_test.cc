@@ -177,12 +177,26 @@ TEST_F(EmulatorCore, ASlowedDeviceIsSlowerFromTheChangeOnAndSaysSo) {
   EXPECT_EQ(c.value().control_path, dir_ + "/control");
   Emulator e(c.value());
   const double healthy = e.charge_sync(Operation::read, 1 << 30, 4096, 0);
-  ASSERT_TRUE(e.set_slowdown(10, 10).ok());
+  ASSERT_TRUE(e.set_control(Control{10, true}, 10).ok());
   EXPECT_NEAR(e.charge_sync(Operation::read, 1 << 30, 4096, 20) - 20, 10 * healthy, 1e-9);
-  EXPECT_EQ(e.slowdown(), 10);
+  EXPECT_EQ(e.control(), (Control{10, true}));
   EXPECT_NE(e.stats_json(21).find("\"slowdown\": 10,"), std::string::npos) << e.stats_json(21);
-  EXPECT_EQ(e.set_slowdown(0, 22).error().key, "slowdown");
-  EXPECT_EQ(e.slowdown(), 10);
+  EXPECT_EQ(e.set_control(Control{0, false}, 22).error().key, "slowdown");
+  EXPECT_EQ(e.control(), (Control{10, true}));
+}
+
+TEST_F(EmulatorCore, WithTheModelOffRequestsCompleteAtOnceAndTheModelSeesNone) {
+  auto v = vars("disk.conf");
+  v[kControlVar] = dir_ + "/control";
+  Emulator e(read(v).value());
+  const double healthy = e.charge_sync(Operation::read, 1 << 30, 4096, 0) - 0;
+  ASSERT_GT(healthy, 0);
+  ASSERT_TRUE(e.set_control(Control{1, false}, 10).ok());
+  EXPECT_EQ(e.charge_sync(Operation::read, 1 << 30, 4096, 20), 20);
+  EXPECT_EQ(e.charge_sync(Operation::write, 0, 4096, 20), 20);
+  EXPECT_NE(e.stats_json(21).find("\"model_on\": false,"), std::string::npos) << e.stats_json(21);
+  ASSERT_TRUE(e.set_control(Control{1, true}, 30).ok());
+  EXPECT_NEAR(e.charge_sync(Operation::read, 1 << 30, 4096, 40) - 40, healthy, 1e-9);
 }
 
 TEST_F(EmulatorCore, TheControlFileIsReadOnlyEveryIntervalAndOnlyWhenConfigured) {
@@ -198,12 +212,14 @@ TEST_F(EmulatorCore, TheControlFileIsReadOnlyEveryIntervalAndOnlyWhenConfigured)
   EXPECT_TRUE(e.new_bad_control("slowdown = -1"));
 }
 
-TEST(ControlFile, SaysTheSlowdown) {
-  EXPECT_EQ(parse_control("").value(), 1);
-  EXPECT_EQ(parse_control("# healthy\n\n").value(), 1);
-  EXPECT_EQ(parse_control("slowdown = 10\n").value(), 10);
-  EXPECT_EQ(parse_control("  slowdown=2.5  # for a minute\r\n").value(), 2.5);
-  EXPECT_EQ(parse_control("slowdown = 1000").value(), 1000);
+TEST(ControlFile, SaysTheSlowdownAndWhetherTheModelIsOn) {
+  EXPECT_EQ(parse_control("").value(), (Control{1, true}));
+  EXPECT_EQ(parse_control("# healthy\n\n").value(), (Control{1, true}));
+  EXPECT_EQ(parse_control("slowdown = 10\n").value(), (Control{10, true}));
+  EXPECT_EQ(parse_control("  slowdown=2.5  # for a minute\r\n").value(), (Control{2.5, true}));
+  EXPECT_EQ(parse_control("slowdown = 1000").value(), (Control{1000, true}));
+  EXPECT_EQ(parse_control("model = off\n").value(), (Control{1, false}));
+  EXPECT_EQ(parse_control("model=on\nslowdown = 3").value(), (Control{3, true}));
 }
 
 TEST(ControlFile, RefusesWhatItDoesNotKnowNamingTheKey) {
@@ -211,6 +227,7 @@ TEST(ControlFile, RefusesWhatItDoesNotKnowNamingTheKey) {
       {"slowdown = 0.5", "slowdown"},     {"slowdown = 1001", "slowdown"}, {"slowdown = ten", "slowdown"},
       {"slowdown =", "slowdown"},         {"slowdown = inf", "slowdown"},  {"speed = 2", "speed"},
       {"slowdown", "slowdown"},           {"slowdown = 2\nslowdown = 3", "slowdown"},
+      {"model = maybe", "model"},         {"model", "model"},              {"model = on\nmodel = off", "model"},
   };
   for (const auto& [text, key] : bad) {
     const auto r = parse_control(text);

@@ -303,38 +303,54 @@ void case_fork(Files& f) {
   case_aio(f);  // and the parent still works
 }
 
+// Writes the control file (nullptr: removes it), waits a control interval, and makes the call that
+// reads it; then waits until the device is idle again at any speed, so the next call meets the
+// change alone.
+void apply_control(Files& f, const char* text) {
+  const std::string control = f.dir + "/control";
+  if (text) {
+    std::ofstream(control) << text;
+  } else {
+    unlink(control.c_str());
+  }
+  usleep(150000);  // > kControlInterval
+  std::vector<char> buf(kBlock);
+  CHECK(pread(f.data, buf.data(), kBlock, 0) == (ssize_t)kBlock, "pread that reads the control file");
+  usleep(static_cast<useconds_t>(20 * modeled_read(f.time_scale) * 1e6));
+}
+
+double timed_read(Files& f) {
+  std::vector<char> buf(kBlock);
+  const double t = now();
+  CHECK(pread(f.data, buf.data(), kBlock, 0) == (ssize_t)kBlock, "pread");
+  return now() - t;
+}
+
 // The control file slows the device while the process runs; a control it cannot use changes
-// nothing; without the file the device is healthy again. Each change is waited for a control
-// interval, then read by the next call, and holds for the call after.
+// nothing; without the file the device is healthy again.
 void case_slowdown(Files& f) {
   const double modeled = modeled_read(f.time_scale);
-  std::vector<char> buf(kBlock);
-  const std::string control = f.dir + "/control";
-  auto set_control = [&](const char* text) {
-    if (text) {
-      std::ofstream(control) << text;
-    } else {
-      unlink(control.c_str());
-    }
-    usleep(150000);  // > kControlInterval
-    CHECK(pread(f.data, buf.data(), kBlock, 0) == (ssize_t)kBlock, "pread that reads the control file");
-    usleep(static_cast<useconds_t>(20 * modeled * 1e6));  // the device idle again, at any speed
-  };
-  auto timed_read = [&] {
-    const double t = now();
-    CHECK(pread(f.data, buf.data(), kBlock, 0) == (ssize_t)kBlock, "pread");
-    return now() - t;
-  };
-  set_control("slowdown = 10\n");
-  double took = timed_read();
+  apply_control(f, "slowdown = 10\n");
+  double took = timed_read(f);
   CHECK(took >= 10 * modeled, "slowed 10x: pread after %.6f s, modeled healthy %.6f s", took, modeled);
-  set_control("slowdown = 0\n");
-  took = timed_read();
+  apply_control(f, "slowdown = 0\n");
+  took = timed_read(f);
   CHECK(took >= 10 * modeled, "a bad control changed the speed: pread after %.6f s", took);
-  set_control(nullptr);
-  took = timed_read();
+  apply_control(f, nullptr);
+  took = timed_read(f);
   CHECK(took >= modeled && took < 5 * modeled + kSchedulingSlack, "healthy again: pread after %.6f s, modeled %.6f s",
         took, modeled);
+}
+
+// `model = off` lets requests complete at their real time; `model = on` holds them again.
+void case_model_off(Files& f) {
+  const double modeled = modeled_read(f.time_scale);
+  apply_control(f, "model = off\n");
+  double took = timed_read(f);
+  CHECK(took < modeled / 2, "model off: pread after %.6f s, modeled %.6f s", took, modeled);
+  apply_control(f, "model = on\n");
+  took = timed_read(f);
+  CHECK(took >= modeled, "model on again: pread after %.6f s, modeled %.6f s", took, modeled);
 }
 
 void case_passthrough(Files& f) {
@@ -399,9 +415,16 @@ const std::map<std::string, Case>& cases() {
           CHECK(log.find(", control ") != std::string::npos, "log: %s", log.c_str());
           CHECK(log.find("slowdown 10 from ") != std::string::npos, "log: %s", log.c_str());
           CHECK(log.find(": slowdown: slowdown = '0' is not accepted; accepted: a number in 1..1000; the slowdown "
-                         "stays 10") != std::string::npos,
+                         "stays 10, the model on") != std::string::npos,
                 "log: %s", log.c_str());
           CHECK(log.find("slowdown 1 from ") != std::string::npos, "log: %s", log.c_str());
+        }}},
+      {"model_off",
+       {case_model_off, 200, {}, nullptr,
+        [](const std::string& s, const std::string& log) {
+          CHECK(s.find("\"model_on\": true") != std::string::npos, "stats after model = on: %s", s.c_str());
+          CHECK(log.find("model off from ") != std::string::npos && log.find("model on from ") != std::string::npos,
+                "log: %s", log.c_str());
         }}},
       {"bad_config",
        {case_passthrough, 1000, {}, "0",

@@ -108,7 +108,9 @@ def test_requests_reach_the_model_on_every_osd(cluster):
     for bad, message in ((["--osd", "0", "--slowdown", "0"], "--slowdown must be a number from 1"),
                          (["--osd", "0", "--slowdown", "1001"], "--slowdown must be a number from 1"),
                          (["--osd", "x", "--slowdown", "2"], "--osd must be an OSD id"),
-                         (["--osd", "9", "--slowdown", "2"], "osd.9 of")):
+                         (["--osd", "9", "--slowdown", "2"], "osd.9 of"),
+                         (["--osd", "0", "--model", "maybe"], "--model must be on or off"),
+                         (["--osd", "0"], "give --slowdown, --model or both")):
         done = subprocess.run([str(slow), "--dir", str(cluster), *bad], capture_output=True, text=True)
         assert done.returncode != 0 and message in done.stderr, (bad, done.stderr)
     for factor in ("50", "1"):
@@ -125,6 +127,22 @@ def test_requests_reach_the_model_on_every_osd(cluster):
         slowed = "50 times slower now" in run(VSTART / "status.sh", "--dir", cluster).stdout
         assert slowed == (factor == "50")
     assert all(stats(cluster, i)["slowdown"] == 1 for i in (1, 2))
+
+    # The model switched off while the OSD runs, and on again; the slowdown given before stays.
+    run(slow, "--dir", cluster, "--osd", "0", "--slowdown", "3")
+    for model in ("off", "on"):
+        run(slow, "--dir", cluster, "--osd", "0", "--model", model)
+
+        def osd0_reports_the_model():
+            s = stats(cluster, 0)
+            if s and s["model_on"] == (model == "on") and s["slowdown"] == 3:
+                return True
+            run("rados", "-p", "smoke", "put", "stats-nudge", "/etc/hostname", env=env)
+            return False
+        wait_for(f"osd.0's emulator stats to show the model {model}", osd0_reports_the_model, 60)
+        assert f"model {model} from " in (cluster / "log" / "osd.0.emulator.log").read_text()
+        assert ("model off now" in run(VSTART / "status.sh", "--dir", cluster).stdout) == (model == "off")
+    run(slow, "--dir", cluster, "--osd", "0", "--slowdown", "1")
 
     # cluster.params keeps the emulator: a restart without the flag still preloads it.
     run(VSTART / "stop.sh", "--dir", cluster)

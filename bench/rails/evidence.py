@@ -24,10 +24,11 @@ Steps, in this order, all on one cluster (--steps picks some; set-up always runs
          check its OSD holds them, SIGKILL it, restart it, wait for active+clean, read every
          object back and deep-scrub the pool.
   latency  4 KiB random reads, every latency recorded, read-only, then with a writer of 4 KiB to
-         64 KiB objects with the module inactive, then active; on the Rails pool and then (the
-         Rails pool deleted) on an erails k=1 m=2 pool with colors; each OSD's device-model GC
-         events and blocked seconds by phase (--model: the cluster runs the device emulator);
-         the same loads in erails-sim (--sim) side by side; the goals of latency_step.py.
+         64 KiB objects with the module inactive, then active, then (--model) active with every
+         device model off; on the Rails pool and then (the Rails pool deleted) on an erails k=1
+         m=2 pool with colors; each OSD's device-model GC events and blocked seconds by phase
+         (--model: the cluster runs the device emulator); the same loads but the last in
+         erails-sim (--sim) side by side; the goals of latency_step.py.
 """
 import argparse
 import hashlib

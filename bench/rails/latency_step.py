@@ -3,8 +3,9 @@ writer runs, with Rails off and on, on an erails k=4 m=2 pool and an erails k=1 
 pool, both with crush-colors, one after the other on the same cluster (one OSD may follow only one
 schedule, so the first pool is deleted before the second is made). Per pool, three loads of
 --latency-seconds each: read-only; mixed with the rails module inactive (rails off); mixed with it
-active (rails on). The reader records every 4 KiB random read; the writer writes whole objects of
-4 KiB to 64 KiB. Each OSD's device-model counters (emulated data devices only) are read at every
+active (rails on); and on emulated devices a fourth, rails on again with every device model off
+(model off: the tail left is the machine's). The reader records every 4 KiB random read; the
+writer writes whole objects of 4 KiB to 64 KiB. Each OSD's device-model counters (emulated data devices only) are read at every
 phase change. The simulator then replays each load at the rates the cluster reached."""
 import json
 import os
@@ -16,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 
 from latency_client import run_reads, run_writes
 from phase_accounting import PHASES, sample_times
-from read_latency import (LOADS, MODEL_COUNTERS, SimLoad, goals, per_second_rows, read_rate, sim_config, sim_summary_row,
+from read_latency import (LOADS, MODEL_COUNTERS, MODEL_OFF, SimLoad, goals, per_second_rows, read_rate, sim_config, sim_summary_row,
                           split_by_phase, summarize_reads, throughput_mb_s, write_rates)
 
 READ_SIZE = 4096
@@ -197,8 +198,8 @@ class LatencyStep:
         return names
 
     def one_pool(self, shape: PoolShape) -> Dict[str, dict]:
-        """The three loads on shape's pool, which the module must schedule; returns each load's
-        figures (one_load's) by load."""
+        """The loads on shape's pool, which the module must schedule; returns each load's figures
+        (one_load's) by load."""
         run, args = self.run, self.args
         params = run.follow_schedule(shape.pool)
         colors = {osd: color for osd, color in run.color_of.items()}
@@ -212,9 +213,15 @@ class LatencyStep:
         p999: Dict[str, Optional[float]] = {}
         writer_mb_s: Dict[str, float] = {}
         loads = {}
-        for load in LOADS:
-            run.set_active(load == "rails on")
-            loads[load] = self.one_load(shape, ioctx, names, load, origin)
+        for load in self.loads():
+            run.set_active(load in ("rails on", MODEL_OFF))
+            if load == MODEL_OFF:
+                self.set_models("off")
+            try:
+                loads[load] = self.one_load(shape, ioctx, names, load, origin)
+            finally:
+                if load == MODEL_OFF:
+                    self.set_models("on")
             p999[load] = loads[load]["summary"].p999
             writer_mb_s[load] = loads[load]["writer_mb_s"]
             time.sleep(args.latency_idle)
@@ -225,6 +232,19 @@ class LatencyStep:
         if args.sim:
             self.simulate(shape, params, loads)
         return loads
+
+    def loads(self) -> Tuple[str, ...]:
+        """The loads this step runs: without emulated devices there is no model to switch off."""
+        return LOADS if self.model else tuple(load for load in LOADS if load != MODEL_OFF)
+
+    def set_models(self, state: str) -> None:
+        """Every OSD's device model on or off (vstart-configs/slow-device.sh --model). The emulator
+        takes it within 0.1 s of the OSD's next I/O: the load's first reads."""
+        for osd in sorted(self.run.color_of):
+            subprocess.run([os.path.join(self.repo, "vstart-configs", "slow-device.sh"), "--dir",
+                            self.args.cluster_dir, "--osd", str(osd), "--model", state], check=True,
+                           stdout=subprocess.DEVNULL)
+        self.run.say(f"latency: device models {state} on OSDs {sorted(self.run.color_of)}")
 
     def one_load(self, shape: PoolShape, ioctx, names: List[str], load: str, origin: float) -> dict:
         run, args = self.run, self.args
@@ -305,7 +325,8 @@ class LatencyStep:
             shutil.copyfile(model, kept_model)
         p999: Dict[str, Optional[float]] = {}
         writer_mb_s: Dict[str, float] = {}
-        for load in LOADS:
+        # The simulator has no machine to leave the device out of: MODEL_OFF is not replayed.
+        for load in (load for load in LOADS if load != MODEL_OFF):
             policy = "none" if load != "rails on" else ("rails" if shape.k == 1 else "erails")
             measured = loads[load]
             sim_load = SimLoad(k=shape.k, m=shape.m, policy=policy, frame=params["frame_seconds"],

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Plots the latency step of bench/rails/evidence.py: one panel per pool, each second's read p99
-and slowest read (ms, log scale) over the run, each load (read-only, Rails off, Rails on) shaded.
+and slowest read (ms, log scale) over the run, each load (read-only, Rails off, Rails on, and Rails
+on with the device models off) shaded.
 
     plot_latency.py latency_timeline.csv latency_phases.csv latency.png [TITLE]
 """
@@ -12,7 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-SHADES = {"read-only": "#e8f1e4", "rails off": "#f6dede", "rails on": "#dde8f5"}
+SHADES = {"read-only": "#e8f1e4", "rails off": "#f6dede", "rails on": "#dde8f5", "model off": "#eeeeee"}
 
 
 def main(argv):

@@ -9,8 +9,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from latency_client import Op, percentile
 from phase_accounting import PHASES, Reading, attribute
 
-# The three phases of each pool, in the order they run.
-LOADS = ("read-only", "rails off", "rails on")
+# The loads of each pool, in the order they run. The last is "rails on" again with every OSD's
+# device model switched off (the emulator's `model = off`): what is left of Rails on's tail then is
+# the machine's, not the device's. Only on emulated devices.
+MODEL_OFF = "model off"
+LOADS = ("read-only", "rails off", "rails on", MODEL_OFF)
 # Issue 15's goals: mixed-load read p99.9 against the read-only one, writer throughput with Rails
 # against without.
 ON_P999_LIMIT = 1.5

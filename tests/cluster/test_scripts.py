@@ -235,3 +235,25 @@ def test_in_root_refuses_bad_arguments(tmp_path, args, named):
                           capture_output=True, text=True, timeout=30)
     assert done.returncode != 0
     assert named.format(tmp=tmp_path) in done.stderr
+
+
+def test_demo_latency_lines_say_what_the_device_still_adds_to_rails_on():
+    import types
+    from latency_step import PoolShape
+    from rails_latency import summary_lines
+    from read_latency import ReadSummary
+
+    def load(p99_ms, p999_ms, mb_s, gc):
+        return {"summary": ReadSummary(1000, 0, 0.001, p99_ms / 1000, p999_ms / 1000, p999_ms / 1000),
+                "writer_mb_s": mb_s, "gc_events": gc}
+    loads = {"read-only": load(2, 4, 0, None),
+             "rails off": load(40, 80, 10, {"read": 3, "guard": 0, "write": 2}),
+             "rails on": load(6, 12, 9, {"read": 0, "guard": 0, "write": 5}),
+             "model off": load(4, 8, 9, {"read": 0, "guard": 0, "write": 0})}
+    step = types.SimpleNamespace(describe_device=lambda: "data devices emulated")
+    lines = summary_lines(step, PoolShape("erails k=4 m=2", "p", 4, 2),
+                          {"frame_seconds": 5, "guard_seconds": 1.1}, loads, 30)
+    assert lines[4].startswith("  the same, device model off p99") and "( 2.00x)" in lines[4]
+    assert "GC events" not in lines[4]
+    assert lines[-1] == ("  Rails on / the same without the device model: read p99 1.50x, p99.9 1.50x "
+                         "(what the device still adds to the tail)")

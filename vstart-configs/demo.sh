@@ -5,8 +5,9 @@
 # ceph-mgr runs no Python module, run it outside with start.sh --controllers), run a mixed
 # read/write load on that pool, print where each OSD's writes and reads fell in its schedule and a
 # timeline PNG; then the read-latency comparison (4 KiB reads alone, with a writer and Rails off,
-# with a writer and Rails on) and its PNG; print `rails status` and a summary, and leave the
-# cluster running for you to explore. With --ceph-build 18.2.7 the same on Debian 13's Ceph.
+# with a writer and Rails on, and the last again with every device model off) and its PNG; print
+# `rails status` and a summary, and leave the cluster running for you to explore. With
+# --ceph-build 18.2.7 the same on Debian 13's Ceph.
 #   vstart-configs/demo.sh [--plugin-dir <build>/erasure-code] [--seconds S] [--rails-seconds S]
 #                          [--latency-seconds S] [start.sh options]
 set -euo pipefail

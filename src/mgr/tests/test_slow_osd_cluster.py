@@ -3,10 +3,10 @@ color each, an erails 2+1 pool, reads of 16 KiB objects.
 
 On every Ceph build where the lease is checked: `ceph tell osd.N rails avoid` refuses bad words
 naming the key, and while a color is marked no read touches its OSD; when the mark runs out
-without renewal, reads come back to it. Where ceph-mgr runs the rails module (ctest deselects
-the test elsewhere, with -k "not the_module"): the module from this source tree marks an OSD whose device was made
-20x slower (vstart-configs/slow-device.sh), names it in RAILS_OSD_SLOW, its reads move off it, and
-once it is healthy again the mark is cleared.
+without renewal, reads come back to it. And the rails module from this source tree, inside
+ceph-mgr where it runs Python modules (ERAILS_MGR_RUNS_MODULES=1), else as an erails-controller
+process: it marks an OSD whose device was made 20x slower (vstart-configs/slow-device.sh), names
+it in RAILS_OSD_SLOW, its reads move off it, and once it is healthy again the mark is cleared.
 
 Needs the erails plugin built (ERAILS_PLUGIN_DIR). Selected with -m cluster; ports
 RAILS_SLOW_OSD_PORT_BASE upwards (default: start.sh's --port-base auto), /tmp/rails-slow-osd-*;
@@ -21,6 +21,7 @@ import time
 import pytest
 import rados
 
+from controllers import Controllers, answer, ctl_json, erails_ctl
 from eventually import wait_for
 from latency_client import run_reads
 from lease_watch import rails_pool_of_one_color_per_osd
@@ -125,15 +126,58 @@ def test_reads_leave_a_marked_color_until_the_mark_runs_out(cluster):
     assert after[0] > STRAY_SHARE * sum(after.values()), after
 
 
+class RailsModule:
+    """The rails module as this build runs it: inside ceph-mgr (from this source tree), or where
+    ceph-mgr runs no Python module (ERAILS_MGR_RUNS_MODULES=0, Debian 13's) as an erails-controller
+    process; its settings, health checks and status either way."""
+
+    def __init__(self, env, cluster_dir):
+        self.env, self.cluster_dir = env, cluster_dir
+        self.in_mgr = os.environ.get("ERAILS_MGR_RUNS_MODULES", "1") == "1"
+        self.controllers = None if self.in_mgr else Controllers(env, cluster_dir)
+
+    def start(self):
+        if self.in_mgr:
+            enable_from_source(self.env, self.cluster_dir, "rails")
+        else:
+            self.controllers.start("rails", "r1")
+        wait_for("the rails module to answer", lambda: self.status() is not None, 120, interval=1.0)
+
+    def stop(self):
+        if self.controllers is not None:
+            self.controllers.stop_all()
+
+    def set(self, name, value):
+        if self.in_mgr:
+            ceph(self.env, "config", "set", "mgr", f"mgr/rails/{name}", value)
+        else:
+            assert erails_ctl(self.env, "rails", "config", "set", name, value)[0] == 0
+
+    def check(self, name):
+        """The health check `name`'s detail lines, or None when it is not raised."""
+        if self.in_mgr:
+            found = json.loads(ceph(self.env, "health", "detail", "-f", "json"))["checks"].get(name)
+            return None if found is None else [line["message"] for line in found["detail"]]
+        found = ctl_json(self.env, "rails", "health")["checks"].get(name)
+        return None if found is None else list(found["detail"])
+
+    def status(self):
+        if self.in_mgr:
+            done = subprocess.run(["ceph", "rails", "status", "-f", "json"], env=self.env, capture_output=True,
+                                  text=True, timeout=60)
+            return json.loads(done.stdout) if done.returncode == 0 else None
+        out = answer(self.env, "rails", "status", "-f", "json")
+        return None if out is None else json.loads(out)
+
+
 def test_the_module_marks_a_slow_osd_reads_move_off_it_and_the_mark_clears(cluster):
     env, cluster_dir, client = cluster
     slow_osd = 1
-    enable_from_source(env, cluster_dir, "rails")
-    wait_for("the rails module to answer", lambda: subprocess.run(
-        ["ceph", "rails", "status"], env=env, capture_output=True, timeout=60).returncode == 0, 120, interval=1.0)
+    module = RailsModule(env, cluster_dir)
+    module.start()
     # Holds are not what is tested; a probe soon after reads moved off, so that healing is seen.
-    ceph(env, "config", "set", "mgr", "mgr/rails/active", "false")
-    ceph(env, "config", "set", "mgr", "mgr/rails/slow_osd_probe_seconds", str(PROBE_SECONDS))
+    module.set("active", "false")
+    module.set("slow_osd_probe_seconds", str(PROBE_SECONDS))
     stop, failed = threading.Event(), []
 
     def load():
@@ -146,12 +190,7 @@ def test_the_module_marks_a_slow_osd_reads_move_off_it_and_the_mark_clears(clust
     slow_device = os.path.join(REPO, "vstart-configs", "slow-device.sh")
     try:
         subprocess.run([slow_device, "--dir", cluster_dir, "--osd", str(slow_osd), "--slowdown", "20"], check=True)
-
-        def slow_check():
-            checks = json.loads(ceph(env, "health", "detail", "-f", "json"))["checks"]
-            return checks.get("RAILS_OSD_SLOW")
-        check = wait_for("RAILS_OSD_SLOW", slow_check, 90, interval=1.0)
-        detail = [line["message"] for line in check["detail"]]
+        detail = wait_for("RAILS_OSD_SLOW", lambda: module.check("RAILS_OSD_SLOW"), 90, interval=1.0)
         assert detail[0].startswith(f"osd.{slow_osd}: read_lat") and "color1" in detail[0], detail
         wait_for("osd.0 to avoid color1", lambda: avoid_report(env, 0)["colors"] == ["color1"], 30)
         before = store_reads(env)
@@ -159,14 +198,14 @@ def test_the_module_marks_a_slow_osd_reads_move_off_it_and_the_mark_clears(clust
         after = store_reads(env)
         moved = {osd: after[osd] - before[osd] for osd in range(OSDS)}
         assert moved[slow_osd] <= STRAY_SHARE * sum(moved.values()), moved
-        status = json.loads(ceph(env, "rails", "status", "-f", "json"))
-        assert status["slow_osds_marked"] == [slow_osd]
+        assert module.status()["slow_osds_marked"] == [slow_osd]
 
         subprocess.run([slow_device, "--dir", cluster_dir, "--osd", str(slow_osd), "--slowdown", "1"], check=True)
-        wait_for("RAILS_OSD_SLOW cleared", lambda: slow_check() is None, 120, interval=1.0)
+        wait_for("RAILS_OSD_SLOW cleared", lambda: module.check("RAILS_OSD_SLOW") is None, 120, interval=1.0)
         wait_for("the marks cleared on the OSDs", lambda: not avoid_report(env, 0)["active"], 60)
     finally:
         stop.set()
         reader.join()
         subprocess.run([slow_device, "--dir", cluster_dir, "--osd", str(slow_osd), "--slowdown", "1"])
+        module.stop()
     assert not failed, failed[:5]

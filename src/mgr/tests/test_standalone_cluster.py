@@ -19,19 +19,19 @@ import errno
 import json
 import os
 import signal
-import subprocess
 import time
 
 import pytest
 import rados
 
 from ack_workload import AckWorkload
+from controllers import Controllers, answer, ctl_json, erails_ctl
 from erails_standalone.channel import LOCK_SECONDS
 from erails_standalone.service import STANDBY_RETRY_SECONDS
 from eventually import wait_for
 from lease_watch import (RELEASE_MARGIN_SECONDS, held_osds, lease_of, rails_pool_of_one_color_per_osd,
                          verify_and_disconnect, wait_for_a_leased_hold, wait_until_released)
-from local_mgr import REPO, ceph, local_cluster
+from local_mgr import ceph, local_cluster
 
 pytestmark = pytest.mark.cluster
 
@@ -39,54 +39,9 @@ PORT_BASE = os.environ.get("ERAILS_STANDALONE_PORT_BASE", "auto")
 OSDS = 3
 FRAME_SECONDS = 4
 POOL = "standalone"
-CONTROLLER_PATH = os.pathsep.join([os.path.join(REPO, "src", "mgr"), os.path.join(REPO, "src", "mgr_standalone")])
-PYTHON = "/usr/bin/python3"
 # A standby takes over once the lock a SIGKILLed controller left runs out; it asks every
 # STANDBY_RETRY_SECONDS.
 TAKEOVER_SECONDS = LOCK_SECONDS + STANDBY_RETRY_SECONDS
-
-
-def erails_ctl(env, *words):
-    """(exit status, stdout, stderr) of `erails-ctl -c <conf> WORDS`."""
-    done = subprocess.run([PYTHON, "-m", "erails_standalone.cli", "-c", env["CEPH_CONF"], *words],
-                          env=dict(env, PYTHONPATH=CONTROLLER_PATH), capture_output=True, text=True, timeout=90)
-    return done.returncode, done.stdout, done.stderr
-
-
-def answer(env, *words):
-    """erails-ctl's output, or None when it failed."""
-    status, out, _ = erails_ctl(env, *words)
-    return out if status == 0 else None
-
-
-def ctl_json(env, *words):
-    status, out, err = erails_ctl(env, *words, "-f", "json")
-    assert status == 0, f"erails-ctl {' '.join(words)}: {err}"
-    return json.loads(out)
-
-
-class Controllers:
-    """erails-controller processes this test started, each stopped by its pid at the end."""
-
-    def __init__(self, env, cluster_dir):
-        self.env, self.cluster_dir = env, cluster_dir
-        self.running = {}
-
-    def start(self, module, name):
-        log = open(os.path.join(self.cluster_dir, "log", f"erails-{module}.{name}.log"), "a")
-        self.running[name] = subprocess.Popen(
-            [PYTHON, "-m", "erails_standalone.service", module, "-c", self.env["CEPH_CONF"], "--id", name],
-            env=dict(self.env, PYTHONPATH=CONTROLLER_PATH), stdout=log, stderr=log)
-        log.close()
-
-    def signal(self, name, signum):
-        process = self.running.pop(name)
-        process.send_signal(signum)
-        process.wait(timeout=90)
-
-    def stop_all(self):
-        for name in list(self.running):
-            self.signal(name, signal.SIGTERM)
 
 
 def service_states(env, module):

@@ -34,8 +34,9 @@ sys.path.insert(0, os.path.join(REPO, "src", "mgr"))
 import rados  # noqa: E402
 
 from latency_client import run_reads, run_writes  # noqa: E402
+from read_latency import ms_text  # noqa: E402
 from rails.slow_osds import totals_from_perf_dump  # noqa: E402
-from timeline import GOAL_AFTER_SECONDS, Spans, goal, mark_times, summarize  # noqa: E402
+from timeline import GOAL_AFTER_SECONDS, LATE_SPAN, Spans, goal, mark_times, summarize  # noqa: E402
 
 CASES = {"stock": (False, False), "fast_read": (False, True), "read_around": (True, False)}
 POOL = "failslow"
@@ -154,13 +155,9 @@ def run_case(cluster, ioctx, names, args, case, repeat):
     threads[0].join()
     stop.set()
     shards = {"healthy": counts["slowed"] - counts["start"], "slow": counts["healed"] - counts["slowed"],
-              f"slow+{GOAL_AFTER_SECONDS:g}s": counts["healed"] - counts["late"],
+              LATE_SPAN: counts["healed"] - counts["late"],
               "healed": counts["end"] - counts["healed"]}
     return summarize(ops, spans, shards), mark_times(polls, args.slow_osd, spans)
-
-
-def ms(value):
-    return "-" if value is None else f"{value * 1000:.2f}"
 
 
 def main():
@@ -201,7 +198,6 @@ def main():
         parser.error("--time-scale: accepted 0 < scale <= 1000; --warmup-seconds: 0 or more")
     os.makedirs(args.out, exist_ok=True)
     env = dict(os.environ, CEPH_CONF=os.path.join(args.dir, "ceph.conf"))
-    os.environ["CEPH_CONF"] = env["CEPH_CONF"]
     try:
         set_up(args, env)
         cluster = rados.Rados(conffile=env["CEPH_CONF"])
@@ -222,10 +218,10 @@ def main():
                 ratio, met = goal(summaries)
                 for s in summaries:
                     per = s.shard_reads_per_read()
-                    print(f"{case:<11} {repeat:>3} {s.name:<10} {s.reads:>6} {s.failed:>5} {ms(s.p50):>7} {ms(s.p99):>7} "
-                          f"{ms(s.p999):>9}  {'-' if per is None else f'{per:.2f}'}")
+                    print(f"{case:<11} {repeat:>3} {s.name:<10} {s.reads:>6} {s.failed:>5} {ms_text(s.p50):>7} {ms_text(s.p99):>7} "
+                          f"{ms_text(s.p999):>9}  {'-' if per is None else f'{per:.2f}'}")
                     rows.append({"case": case, "repeat": repeat, "span": s.name, "reads": s.reads,
-                                 "failed": s.failed, "p50_ms": ms(s.p50), "p99_ms": ms(s.p99), "p999_ms": ms(s.p999),
+                                 "failed": s.failed, "p50_ms": ms_text(s.p50), "p99_ms": ms_text(s.p99), "p999_ms": ms_text(s.p999),
                                  "shard_reads_per_read": "" if per is None else f"{per:.3f}",
                                  "goal_ratio": "" if ratio is None else f"{ratio:.3f}", "goal_met": met,
                                  "detect_s": "" if detected is None else f"{detected:.1f}",

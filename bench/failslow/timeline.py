@@ -12,6 +12,8 @@ from latency_client import Op, percentile
 # The issue's bar: within this long of the slowdown, read p99.9 is back within GOAL_RATIO of healthy.
 GOAL_AFTER_SECONDS = 30.0
 GOAL_RATIO = 1.5
+# The span the goal judges: from GOAL_AFTER_SECONDS after the slowdown to the healing.
+LATE_SPAN = f"slow+{GOAL_AFTER_SECONDS:g}s"
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class Spans:
 
     def named(self) -> List[Tuple[str, float, float]]:
         return [("healthy", self.start, self.slowed), ("slow", self.slowed, self.healed),
-                (f"slow+{GOAL_AFTER_SECONDS:g}s", self.slowed + GOAL_AFTER_SECONDS, self.healed),
+                (LATE_SPAN, self.slowed + GOAL_AFTER_SECONDS, self.healed),
                 ("healed", self.healed, self.end)]
 
 
@@ -66,7 +68,7 @@ def mark_times(polls: Sequence[Tuple[float, Sequence[int]]], osd: int, spans: Sp
 def goal(summaries: Sequence[SpanSummary]) -> Tuple[Optional[float], bool]:
     """(p99.9 of the span from the slowdown + GOAL_AFTER_SECONDS over the healthy span's, met)."""
     by_name = {s.name: s for s in summaries}
-    healthy, late = by_name["healthy"], by_name[f"slow+{GOAL_AFTER_SECONDS:g}s"]
+    healthy, late = by_name["healthy"], by_name[LATE_SPAN]
     if healthy.p999 is None or late.p999 is None:
         return None, False
     ratio = late.p999 / healthy.p999

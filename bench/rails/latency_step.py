@@ -17,8 +17,8 @@ from typing import Dict, List, Optional, Tuple
 
 from latency_client import run_reads, run_writes
 from phase_accounting import PHASES, sample_times
-from read_latency import (LOADS, MODEL_COUNTERS, MODEL_OFF, SimLoad, goals, per_second_rows, read_rate, sim_config, sim_summary_row,
-                          split_by_phase, summarize_reads, throughput_mb_s, write_rates)
+from read_latency import (LOADS, MODEL_COUNTERS, MODEL_OFF, SimLoad, goals, ms_text, per_second_rows, read_rate,
+                          sim_config, sim_summary_row, split_by_phase, summarize_reads, throughput_mb_s, write_rates)
 
 READ_SIZE = 4096
 WRITE_SIZES = (4096, 8192, 16384, 32768, 65536)
@@ -28,9 +28,6 @@ WRITE_OBJECTS = 2000
 JOURNAL_MODEL = ("nvme_journal.conf", "nvme_journal")
 FILL_IN_FLIGHT = 16
 
-
-def _ms(seconds: Optional[float]) -> str:
-    return f"{seconds * 1000:.2f}" if seconds is not None else "-"
 
 
 class PoolShape:
@@ -275,14 +272,14 @@ class LatencyStep:
         failed_writes = sum(1 for op in writes if not op.ok)
         load_avg = os.getloadavg()[0]
         run.say(f"latency, {shape.label}, {load}: {summary.reads} reads of {READ_SIZE} B ({summary.failed} failed), "
-                f"p50 {_ms(summary.p50)} ms, p99 {_ms(summary.p99)} ms, p99.9 {_ms(summary.p999)} ms, max "
-                f"{_ms(summary.max)} ms; writer {len(writes)} writes ({failed_writes} failed), {mb_s:.2f} MB/s; "
+                f"p50 {ms_text(summary.p50)} ms, p99 {ms_text(summary.p99)} ms, p99.9 {ms_text(summary.p999)} ms, max "
+                f"{ms_text(summary.max)} ms; writer {len(writes)} writes ({failed_writes} failed), {mb_s:.2f} MB/s; "
                 f"load average {load_avg:.1f}")
         totals = self.report_model(shape, load, result["model"]) if self.model else None
         gc_events = int(sum(totals["gc_events"].values())) if totals else ""
         blocked = f"{sum(totals['blocked_seconds'].values()):.2f}" if totals else ""
-        self.summary_rows.append(("cluster", shape.label, load, summary.reads, summary.failed, _ms(summary.p50),
-                                  _ms(summary.p99), _ms(summary.p999), _ms(summary.max), f"{mb_s:.2f}",
+        self.summary_rows.append(("cluster", shape.label, load, summary.reads, summary.failed, ms_text(summary.p50),
+                                  ms_text(summary.p99), ms_text(summary.p999), ms_text(summary.max), f"{mb_s:.2f}",
                                   len(writes), gc_events, blocked, self.scale_label(), f"{load_avg:.1f}"))
         for second, count, p50, p99, worst in per_second_rows(reads, origin):
             self.timeline_rows.append((shape.label, load, second, count, f"{p50:.3f}", f"{p99:.3f}", f"{worst:.3f}"))
@@ -347,7 +344,7 @@ class LatencyStep:
                 os.remove(stem + suffix)
             p999[load] = float(row["read_p99.9"])
             writer_mb_s[load] = sum(size * rate for size, rate in sim_load.write_rates.items()) / 1e6
-            ms = {key: _ms(float(row[key])) for key in ("read_p50", "read_p99", "read_p99.9", "read_max")}
+            ms = {key: ms_text(float(row[key])) for key in ("read_p50", "read_p99", "read_p99.9", "read_max")}
             run.say(f"latency, {shape.label}, {load}, simulator ({policy}, the cluster's rates: "
                     f"{sim_load.read_rate:.0f} reads/s, {sum(sim_load.write_rates.values()):.0f} writes/s): p50 "
                     f"{ms['read_p50']} ms, p99 {ms['read_p99']} ms, p99.9 {ms['read_p99.9']} ms, max {ms['read_max']} ms; "

@@ -40,6 +40,11 @@ def summarize_reads(ops: Sequence[Op]) -> ReadSummary:
                        percentile(latencies, 0.99), percentile(latencies, 0.999), max(latencies, default=None))
 
 
+def ms_text(seconds: Optional[float]) -> str:
+    """A latency in ms as the tables print it; "-" when there is none."""
+    return f"{seconds * 1000:.2f}" if seconds is not None else "-"
+
+
 def span(ops: Sequence[Op]) -> float:
     """Seconds from the first start to the last completion; 0 for no operations."""
     if not ops:

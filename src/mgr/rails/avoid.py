@@ -34,7 +34,10 @@ def clear_command() -> dict:
 
 
 def colors_of(osds: List[int], topology: Topology) -> Dict[int, List[str]]:
-    """osd -> the color buckets (of pools with crush-colors) that hold it, sorted."""
+    """osd -> the color buckets (of pools with crush-colors) that hold it, sorted. The health
+    checks ask at every pass of the loop, almost always for no OSD: that costs nothing."""
+    if not osds:
+        return {}
     colored = topology.colored_osds()
     return {osd: sorted({pool.colors[index].name for pool, index in colored.get(osd, [])}) for osd in osds}
 

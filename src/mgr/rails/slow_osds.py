@@ -138,19 +138,15 @@ class _Probe:
 
 
 @dataclass
-class _Candidate:
-    windows: int = 0
-
-
-@dataclass
 class SlowOsds:
     """The marks, updated once per window with every OSD's cumulative counters."""
     marks: Dict[int, Mark] = field(default_factory=dict)
-    _candidates: Dict[int, _Candidate] = field(default_factory=dict)
+    # OSDs not marked yet -> their outlier windows in a row.
+    _candidates: Dict[int, int] = field(default_factory=dict)
     _last: Dict[int, Totals] = field(default_factory=dict)
     # OSDs whose mark a probe lifted: when, and the backoff that mark had.
     _probes: Dict[int, _Probe] = field(default_factory=dict)
-    # The last window's verdicts, for the status.
+    # The last window's verdicts (bench/failslow/replay_counters.py prints them).
     verdicts: Dict[int, Verdict] = field(default_factory=dict)
 
     def observe(self, totals: Dict[int, Totals], now: float, settings: Settings) -> List[str]:
@@ -167,10 +163,9 @@ class SlowOsds:
                   for osd in sorted(set(self.marks) - set(totals))]
         for osd in set(self.marks) - set(totals):
             del self.marks[osd]
-        for osd in set(self._candidates) - set(totals):
-            del self._candidates[osd]
-        for osd in set(self._probes) - set(totals):
-            del self._probes[osd]
+        for tracked in (self._candidates, self._probes):
+            for osd in set(tracked) - set(totals):
+                del tracked[osd]
         if not deltas:
             return events
         verdicts = judge_window(deltas, settings)
@@ -194,9 +189,8 @@ class SlowOsds:
         if verdict.outcome != SLOW:
             self._candidates.pop(osd, None)
             return []
-        candidate = self._candidates.setdefault(osd, _Candidate())
-        candidate.windows += 1
-        if candidate.windows < settings.slow_osd_windows:
+        self._candidates[osd] = self._candidates.get(osd, 0) + 1
+        if self._candidates[osd] < settings.slow_osd_windows:
             return []
         del self._candidates[osd]
         worst = verdict.cause

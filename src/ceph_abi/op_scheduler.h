@@ -36,6 +36,9 @@ static_assert(offsetof(OpSchedulerItem, owner) == 24, "owner at +24");
 struct WorkItem {
   static constexpr std::uint8_t kNothing = 0;
   static constexpr std::uint8_t kItem = 1;
+  // A double in `storage`: the time to ask again, as seconds of the real (wall) clock since the
+  // epoch; the shard's thread waits until then or until an op is enqueued (doc/dev/ceph-abi.md).
+  static constexpr std::uint8_t kRetryAt = 2;
   alignas(8) unsigned char storage[40];
   std::uint8_t index;
   unsigned char padding[7];

@@ -196,6 +196,12 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   return charged;
 }
 
+void OsdShares::on_held(Seconds held) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++holds_;
+  held_total_ += held;
+}
+
 void OsdShares::accumulate_busy(Seconds now) {
   if (now <= busy_since_) return;
   if (in_flight_ > 0) {
@@ -268,6 +274,8 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
          ",\"long_windows\":" + std::to_string(write.long_windows) +
          ",\"per_op\":" + real(write.per_op) + ",\"per_mib\":" + real(write.per_byte * 1048576.0) +
          ",\"reads_clean\":" + (writes_.writes_active() ? "true" : "false");
+  out += "},\"write_holds\":{\"count\":" + std::to_string(holds_) +
+         ",\"seconds\":" + real(held_total_);
   out += "},\"clients\":[";
   bool first = true;
   for (const AccountId id : order_) {

@@ -90,6 +90,11 @@ struct OsdSharesConfig {
   // hits), and the charge at completion corrects each op anyway, so the mean only needs to follow
   // a change of the client's mix within some tens of ops.
   double price_gain = 0.05;
+  // How long a reader whose queue just emptied keeps writes from going ahead of it (shard_queue.h,
+  // "Held writes"): longer than a closed-loop client takes to send its next read through the
+  // messenger (0.01 s was not, in ceph-osd: bench/qbox/README.md, "Held writes"), and short
+  // enough that a reader that has left costs a lone writer little.
+  Seconds read_anticipation = 0.05;
   CostEstimatorConfig estimator;
   WritePricerConfig writes;
 };
@@ -114,6 +119,7 @@ class OsdShares {
   std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   std::shared_ptr<const ShareSnapshot> snapshot() const;
   Seconds default_cost() const { return config_.default_cost; }
+  Seconds read_anticipation() const { return config_.read_anticipation; }
 
   // An op entered a shard's queue for `account` (kNoAccount: immediate). Returns the device time
   // it is estimated to cost, which the shard tags it with. `requeued`: an op put back after it
@@ -128,6 +134,9 @@ class OsdShares {
   // op's device time and returns it: a read's measured time (its clean price while writes are
   // about, write_pricer.h), a write's price.
   Seconds on_completion(const RunningOp& op, Seconds now);
+  // A shard held writes for a reader's next read (shard_queue.h), `held` seconds of it with none
+  // of that reader's reads running: counted for `qbox status`, charged to nobody.
+  void on_held(Seconds held);
 
   // `qbox status` as specified in doc/dev/qbox-in-osd.md.
   std::string status_json(const StatusHeader& header, Seconds now);
@@ -174,6 +183,8 @@ class OsdShares {
   Seconds busy_running_ = 0;     // in the current window: in_flight_ > 0
   Seconds busy_outstanding_ = 0;  // queued_ + in_flight_ > 0
   Seconds busy_outstanding_total_ = 0;  // since the start, for the write pricer
+  std::uint64_t holds_ = 0;      // since the start: writes held for readers, and for how long
+  Seconds held_total_ = 0;
   Seconds run_clock_ = 0;  // advances by dt / in_flight_ while ops run: each one's share of dt
   Seconds busy_since_;
   double last_busy_running_ = 0;  // of the last complete window, as fractions of it

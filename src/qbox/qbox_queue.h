@@ -92,6 +92,21 @@ class QBoxQueue {
     if (slot == Registry::kNoSlot || clients_[slot].fifo.empty()) return nullptr;
     return &clients_[slot].fifo.front().request;
   }
+  // The client whose head has the earliest deadline, as dequeue() would take it; nothing if all
+  // FIFOs are empty.
+  const ClientId* earliest() const {
+    return heads_.empty() ? nullptr : &clients_[heads_.top()].id;
+  }
+  Seconds earliest_deadline() const { return heads_.top_key(); }  // Precondition: earliest()
+  // The deadline a request of `cost` from `id` would get were it enqueued now into its empty FIFO
+  // (brought forward to the frontier as enqueue() does); nothing if `id` is unknown.
+  std::optional<Seconds> deadline_if_enqueued(const ClientId& id, Seconds cost) const {
+    const std::uint32_t slot = clients_.slot_of(id);
+    if (slot == Registry::kNoSlot) return std::nullopt;
+    const Client& client = clients_[slot];
+    return DeadlineTag::after(std::max(client.accumulated, frontier_), cost, client.utilization)
+        .absolute;
+  }
   void on_completion() {
     if (in_flight_ > 0) --in_flight_;
   }

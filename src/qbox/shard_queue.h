@@ -5,17 +5,33 @@
 // accounts of the share table in force (osd_shares.h): named clients by owner, the two background
 // classes, and unreserved.
 //
+// Held writes: a write's thread comes back at submission and the device does its work later,
+// ahead of any read dispatched after it. So a write dispatched because a reader's queue was empty
+// for a moment (its next read not sent yet) takes the device from that reader for the write's
+// whole device time, and a closed-loop reader whose queue often empties (its ops spread over
+// several OSDs) loses nearly all of its share to a writer (doc/dev/qbox-in-osd.md, "Held
+// writes"). So while a reader with nothing queued has a read running, or for
+// `read_anticipation` after its last read completed, a write that the reader's next read would
+// precede is held: dequeue() returns nothing and held_until() says when to ask again. Any
+// enqueue ends the wait early; a write that goes first in EDF order anyway, a write that costs no
+// more than two of the reader's reads (a 4 KiB write beside 4 KiB reads), or a read, is never
+// held. Nobody pays for the hold: the device is not idle meanwhile but doing the writes already
+// submitted, which the write price covers (doc/dev/qbox-in-osd.md, "Held writes").
+//
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.
 //
 // Not thread-safe, like the OSD's own schedulers: the shard calls under its shard lock.
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "qbox/osd_shares.h"
@@ -53,18 +69,31 @@ class ShardQueue {
 
   bool empty() const { return immediate_.empty() && qbox_.empty(); }
 
-  // The next op, or nothing when empty().
-  std::optional<Dispatched> dequeue(Seconds now) {
+  // The next op, or nothing when empty() or when a write is held (held_until()). `may_hold`: the
+  // caller waits until held_until() if told to; if not, no write is held for it.
+  std::optional<Dispatched> dequeue(Seconds now, bool may_hold = true) {
+    end_hold(now);
     if (!immediate_.empty()) {
       Queued next = std::move(immediate_.front());
       immediate_.pop_front();
       return Dispatched{std::move(next.op),
                         shares_.on_dispatch(kNoAccount, next.request_class, next.bytes, 0, now)};
     }
+    if (const auto hold = may_hold ? write_hold(now) : std::nullopt) {
+      held_for_ = hold->first;
+      held_until_ = hold->second;
+      held_since_ = now;
+      return std::nullopt;
+    }
     auto next = qbox_.dequeue(now);
     if (!next) return std::nullopt;
     // The OSD's shard threads bound how many ops run at once; QBox only orders them.
     qbox_.on_completion();
+    if (next->request.request_class.operation == Operation::read) {
+      Reader& reader = readers_[next->client];
+      ++reader.in_flight;
+      reader.cost = next->request.cost;
+    }
     return Dispatched{std::move(next->request.op),
                       shares_.on_dispatch(next->client, next->request.request_class,
                                           next->request.bytes, next->request.cost, now)};
@@ -75,10 +104,22 @@ class ShardQueue {
   // with. Call from this shard's thread (under the shard lock, like every other call). Returns
   // the price.
   Seconds complete(const RunningOp& op, Seconds now) {
+    if (op.request_class.operation == Operation::read) {
+      const auto reader = readers_.find(op.account);
+      if (reader != readers_.end() && reader->second.in_flight > 0) {
+        --reader->second.in_flight;
+        reader->second.last_done = now;
+      }
+    }
     const Seconds measured = shares_.on_completion(op, now);
     if (op.account != kNoAccount) qbox_.charge(op.account, measured - op.estimate);
     return measured;
   }
+
+  // When the last dequeue() held a write: the time to ask again, unless an op is enqueued first.
+  std::optional<Seconds> held_until() const { return held_until_; }
+  // Whether dequeue(now) would hold: ops are queued, and none may go now.
+  bool only_held(Seconds now) const { return immediate_.empty() && write_hold(now).has_value(); }
 
   std::size_t size() const { return immediate_.size() + qbox_.size(); }
   std::size_t immediate_size() const { return immediate_.size(); }
@@ -92,6 +133,50 @@ class ShardQueue {
     std::uint64_t bytes = 0;
     Seconds cost = 0;
   };
+
+  // What the holds need of an account that reads.
+  struct Reader {
+    std::size_t in_flight = 0;  // its reads dispatched and not completed
+    Seconds last_done = -1e300;
+    Seconds cost = 0;  // the estimate its last read was tagged with
+  };
+
+  // Counts the hold for `qbox status`: its time without a read of the reader running.
+  void end_hold(Seconds now) {
+    if (!held_for_) return;
+    const Reader& reader = readers_[*held_for_];
+    shares_.on_held(reader.in_flight > 0
+                        ? 0
+                        : std::max<Seconds>(0, now - std::max(held_since_, reader.last_done)));
+    held_for_.reset();
+    held_until_.reset();
+  }
+
+  // A write that costs no more than this many of a reader's reads delays the reader about as
+  // another reader would: holding it would idle the device longer than it saves the reader.
+  static constexpr double kHeldWriteReads = 2;
+
+  // The reader a write is held for and until when, or nothing: a reader with nothing queued whose
+  // read is running or completed less than `read_anticipation` ago, whose next read would go
+  // before the write, and whose reads cost less than half the write.
+  std::optional<std::pair<AccountId, Seconds>> write_hold(Seconds now) const {
+    const AccountId* first = qbox_.earliest();
+    if (readers_.empty() || first == nullptr) return std::nullopt;
+    const auto& write = *qbox_.head(*first);
+    if (write.request_class.operation != Operation::write) return std::nullopt;
+    const Seconds window = shares_.read_anticipation();
+    std::optional<std::pair<AccountId, Seconds>> hold;
+    for (const auto& [account, reader] : readers_) {
+      const Seconds until = reader.in_flight > 0 ? now + window : reader.last_done + window;
+      if (until <= now || qbox_.head(account) != nullptr) continue;
+      if (write.cost <= kHeldWriteReads * reader.cost) continue;
+      const auto deadline = qbox_.deadline_if_enqueued(account, reader.cost);
+      if (deadline && *deadline < qbox_.earliest_deadline() && (!hold || until < hold->second)) {
+        hold.emplace(account, until);
+      }
+    }
+    return hold;
+  }
 
   void refresh() {
     snapshot_ = shares_.snapshot();
@@ -130,6 +215,10 @@ class ShardQueue {
   std::shared_ptr<const ShareSnapshot> snapshot_;
   std::deque<Queued> immediate_;
   QBoxQueue<AccountId, Queued> qbox_;
+  std::unordered_map<AccountId, Reader> readers_;  // a handful: the accounts that read here
+  std::optional<AccountId> held_for_;  // while a write is held (dequeue() returned nothing)
+  Seconds held_since_ = 0;
+  std::optional<Seconds> held_until_;
 };
 
 }  // namespace erails::qbox

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "ceph_abi/checked_build.h"
 #include "qbox/shard_queue.h"
 #include "qbox_osd/admin_commands.h"
+#include "qbox_osd/retry_waiters.h"
 
 namespace erails::qbox_osd {
 namespace {
@@ -91,6 +93,9 @@ struct ThreadOp {
 };
 thread_local ThreadOp t_running;
 
+std::atomic<std::uint64_t> g_threads_named{0};
+thread_local const std::uint64_t t_thread = ++g_threads_named;
+
 class QBoxOpScheduler final : public ceph_osd::OpScheduler {
  public:
   explicit QBoxOpScheduler(OsdState& state) : state_(state), queue_(state.shares) {}
@@ -98,23 +103,39 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
   void enqueue(OpSchedulerItem&& item) override {
     const qbox::OpTraits traits = traits_of(item);
     queue_.enqueue(HeldItem(item), traits, now());
+    ++enqueues_;
   }
   void enqueue_front(OpSchedulerItem&& item) override {
     const qbox::OpTraits traits = traits_of(item);
     queue_.enqueue_front(HeldItem(item), traits, now());
+    ++enqueues_;
   }
+  // A thread that polls a retry time is told "empty" while only held ops are queued, so that it
+  // sleeps instead (retry_waiters.h).
   bool empty() const override {
     finish_running();
-    return queue_.empty();
+    const qbox::Seconds at = now();
+    waiters_.on_call(t_thread, at, enqueues_);
+    if (queue_.empty()) return true;
+    return waiters_.may_sleep(t_thread) && queue_.only_held(at);
   }
   WorkItem dequeue() override {
     finish_running();
     WorkItem work;
     work.index = WorkItem::kNothing;
-    auto next = queue_.dequeue(now());
+    const qbox::Seconds at = now();
+    waiters_.on_call(t_thread, at, enqueues_);
+    auto next = queue_.dequeue(at, waiters_.may_hold(t_thread));
     if (next) {
       next->op.move_into(work);
       t_running = {this, next->running};
+    } else if (const auto until = queue_.held_until()) {
+      waiters_.on_retry(t_thread, at, *until, enqueues_);
+      const double wall = std::chrono::duration<double>(
+                              std::chrono::system_clock::now().time_since_epoch()).count();
+      const double retry_at = wall + (*until - at);
+      std::memcpy(work.storage, &retry_at, sizeof retry_at);
+      work.index = WorkItem::kRetryAt;
     }
     return work;
   }
@@ -129,6 +150,7 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
     put_unsigned("table_epoch", state_.shares.table_epoch(), &formatter);
     put_unsigned("queued", queue_.size(), &formatter);
     put_unsigned("queued_immediate", queue_.immediate_size(), &formatter);
+    put_unsigned("polling_threads", waiters_.polling_threads(), &formatter);
     put_string("queue", queue_.queue_json().c_str(), &formatter);
   }
   void print(std::ostream& out) const override { out << "QBoxScheduler"; }
@@ -145,6 +167,8 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
   // empty() is const in the OpScheduler ABI, yet it is where a thread whose shard has nothing
   // more reports the op it ran: that completion charges the op's account in this queue.
   mutable qbox::ShardQueue<HeldItem> queue_;
+  std::uint64_t enqueues_ = 0;
+  mutable RetryWaiters waiters_;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <string>
 
@@ -157,6 +158,112 @@ TEST(OsdWriteCost, AReaderAndAWriterShareTheDeviceByTargetBehindADeepThrottle) {
   const std::string status = shares.status_json({"active", "", "", "", 1}, now);
   EXPECT_NEAR(device[0] / (device[0] + device[1]), 0.75, 0.05) << status;
   EXPECT_NE(status.find(R"("method":"residual")"), std::string::npos) << status;
+}
+
+// After a 30 s warm-up, in which the write pricer learns the writes' price.
+struct ClosedLoopRun {
+  double reader_part;  // of the device's time, counting the time writes were held for it
+  int holds;           // dequeue() calls that held a write
+  std::string status;
+};
+
+struct ClosedLoop {
+  Seconds read_anticipation = 0.01;
+  Seconds write_cost = 0.003;  // on the device, against a read's 1 ms
+  std::uint64_t write_bytes = 65536;
+  double writer_share = 0.2;
+  bool may_hold = true;  // the shard thread waits for a hold's end
+};
+
+// The same two clients, but the reader is closed-loop: one read at a time, the next sent 0.5 ms
+// after the last came back, so its queue is empty between its reads.
+ClosedLoopRun closed_loop(const ClosedLoop& setup) {
+  FakeOsd osd(0.001, setup.write_cost, 1000);
+  OsdSharesConfig config;
+  config.window = 1.0;
+  config.read_anticipation = setup.read_anticipation;
+  OsdShares shares(config, 0);
+  ShareTable table;
+  table.epoch = 1;
+  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", setup.writer_share, {2}}};
+  shares.set_table(table, 0);
+  ShardQueue<int> queue(shares);
+  constexpr Seconds kThink = 0.0005;
+  Seconds now = 0;
+  Seconds next_read = 0;
+  bool read_in_shard = false;
+  int writes_queued = 0;
+  Seconds device[2] = {0, 0};
+  int holds = 0;
+  while (now < 90) {
+    if (!read_in_shard && next_read <= now) {
+      queue.enqueue(0, {OpClass::client, 1, kRead}, now);
+      read_in_shard = true;
+    }
+    for (; writes_queued < 8; ++writes_queued) {
+      queue.enqueue(1, {OpClass::client, 2, kWrite, setup.write_bytes}, now);
+    }
+    const auto op = queue.dequeue(now, setup.may_hold);
+    if (!op) {
+      EXPECT_TRUE(queue.held_until().has_value());
+      // The thread waits until the hold ends or the reader's next read arrives, which wakes it.
+      const Seconds woken = std::min(*queue.held_until(), next_read);
+      if (now > 30) {
+        device[0] += std::max<Seconds>(0, woken - std::max(now, osd.device_free));
+        ++holds;
+      }
+      now = woken;
+      continue;
+    }
+    if (now > 30) device[op->op] += op->op ? osd.write_cost : osd.read_cost;
+    now = osd.run(op->running.request_class, now);
+    queue.complete(op->running, now);
+    if (op->op == 0) {
+      read_in_shard = false;
+      next_read = now + kThink;
+    } else {
+      --writes_queued;
+    }
+  }
+  return {device[0] / (device[0] + device[1]), holds,
+          shares.status_json({"active", "", "", "", 1}, now)};
+}
+
+// Held, the reader keeps the device between its reads. Nobody is charged for a hold and the write
+// pricer counts its time as the writes' (shard_queue.h): on this fake device, which idles
+// meanwhile, that leaves the writer little (doc/dev/qbox-in-osd.md, "Held writes").
+TEST(OsdWriteCost, WritesAreHeldForAClosedLoopReaderBetweenItsReads) {
+  const ClosedLoopRun run = closed_loop({});
+  EXPECT_GT(run.reader_part, 0.7);
+  const auto status_holds = run.status.find("\"write_holds\":");
+  ASSERT_NE(status_holds, std::string::npos) << run.status;
+  EXPECT_GE(field(run.status.substr(status_holds), "count"), run.holds);
+  EXPECT_GT(run.holds, 1000);
+}
+
+// A write that costs about a read delays the reader no more than another reader would. (The
+// writer's small share keeps its deadlines ahead of the reader's, where writes would be held.)
+TEST(OsdWriteCost, AWriteThatCostsAboutAReadIsNotHeld) {
+  ClosedLoop setup;
+  setup.write_cost = 0.0015;
+  setup.write_bytes = 4096;
+  setup.writer_share = 0.02;
+  EXPECT_EQ(closed_loop(setup).holds, 0);
+}
+
+// A shard thread that cannot wait for a hold's end (retry_waiters.h) is given the write.
+TEST(OsdWriteCost, NoWriteIsHeldForAThreadThatMayNotHold) {
+  ClosedLoop setup;
+  setup.may_hold = false;
+  EXPECT_EQ(closed_loop(setup).holds, 0);
+}
+
+// The control: without the hold, each gap between the reader's reads lets a write through, and
+// the reader waits behind its device time.
+TEST(OsdWriteCost, WithoutTheHoldAWriterTakesTheClosedLoopReadersShare) {
+  ClosedLoop setup;
+  setup.read_anticipation = 0;
+  EXPECT_LT(closed_loop(setup).reader_part, 0.5);
 }
 
 TEST(OsdShares, BusyReportsRunningAndOutstandingFractions) {

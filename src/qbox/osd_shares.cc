@@ -17,6 +17,10 @@ constexpr RequestClass kClasses[] = {
 };
 constexpr const char* kClassKeys[] = {"seq_read", "rand_read", "seq_write", "rand_write"};
 
+// A read that ran within this many times its clean price found no writes ahead of it at the
+// device, so the hold just before it left the device idle (on_completion).
+constexpr double kIdleReadExcess = 1.5;
+
 // Twelve significant digits: shares and costs are estimates, and 0.1 should read 0.1, not
 // 0.10000000000000001, to an operator.
 std::string real(double value) {
@@ -187,7 +191,18 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
     charged = writes_.price().of(op.bytes);
   } else {
     writes_.on_read(op.account, measured);
-    charged = clean_read_price(op.account).value_or(measured);
+    const std::optional<Seconds> clean = clean_read_price(op.account);
+    charged = clean.value_or(measured);
+    // Whether the device was idle during a hold shows in the read it was for: a hold while the
+    // device still did the writes submitted before it was the writes' time, and the read that
+    // follows waits for the rest of them.
+    if (op.held_before > 0) {
+      held_total_ += op.held_before;
+      if (clean && measured <= kIdleReadExcess * *clean) {
+        held_idle_ += op.held_before;
+        writes_.on_idle_hold(op.held_before);
+      }
+    }
   }
   Account& a = accounts_[op.account];
   a.charged += charged;
@@ -196,10 +211,9 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   return charged;
 }
 
-void OsdShares::on_held(Seconds held) {
+void OsdShares::on_held() {
   std::lock_guard<std::mutex> lock(mutex_);
   ++holds_;
-  held_total_ += held;
 }
 
 void OsdShares::accumulate_busy(Seconds now) {
@@ -275,7 +289,7 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
          ",\"per_op\":" + real(write.per_op) + ",\"per_mib\":" + real(write.per_byte * 1048576.0) +
          ",\"reads_clean\":" + (writes_.writes_active() ? "true" : "false");
   out += "},\"write_holds\":{\"count\":" + std::to_string(holds_) +
-         ",\"seconds\":" + real(held_total_);
+         ",\"seconds\":" + real(held_total_) + ",\"idle_seconds\":" + real(held_idle_);
   out += "},\"clients\":[";
   bool first = true;
   for (const AccountId id : order_) {

@@ -69,6 +69,9 @@ struct RunningOp {
   Seconds estimate = 0;  // the device time the op was tagged with at enqueue
   Seconds started = 0;   // the OSD's run clock at dispatch
   std::uint64_t bytes = 0;  // a write's length; 0 for reads
+  // A read: how long writes were held for its account just before it, with none of its reads
+  // running (shard_queue.h, "Held writes").
+  Seconds held_before = 0;
 };
 
 // The table as the shards schedule by it; replaced as a whole, never changed in place.
@@ -134,9 +137,10 @@ class OsdShares {
   // op's device time and returns it: a read's measured time (its clean price while writes are
   // about, write_pricer.h), a write's price.
   Seconds on_completion(const RunningOp& op, Seconds now);
-  // A shard held writes for a reader's next read (shard_queue.h), `held` seconds of it with none
-  // of that reader's reads running: counted for `qbox status`, charged to nobody.
-  void on_held(Seconds held);
+  // A shard held writes for a reader's next read (shard_queue.h): counted for `qbox status`,
+  // charged to nobody. The time it kept the device idle, if any, is told by that next read
+  // (RunningOp::held_before).
+  void on_held();
 
   // `qbox status` as specified in doc/dev/qbox-in-osd.md.
   std::string status_json(const StatusHeader& header, Seconds now);
@@ -183,8 +187,9 @@ class OsdShares {
   Seconds busy_running_ = 0;     // in the current window: in_flight_ > 0
   Seconds busy_outstanding_ = 0;  // queued_ + in_flight_ > 0
   Seconds busy_outstanding_total_ = 0;  // since the start, for the write pricer
-  std::uint64_t holds_ = 0;      // since the start: writes held for readers, and for how long
-  Seconds held_total_ = 0;
+  std::uint64_t holds_ = 0;      // since the start: writes held for readers
+  Seconds held_total_ = 0;       // with none of the reader's reads running
+  Seconds held_idle_ = 0;        // of that, judged idle by the read after it
   Seconds run_clock_ = 0;  // advances by dt / in_flight_ while ops run: each one's share of dt
   Seconds busy_since_;
   double last_busy_running_ = 0;  // of the last complete window, as fractions of it

@@ -15,8 +15,9 @@
 // precede is held: dequeue() returns nothing and held_until() says when to ask again. Any
 // enqueue ends the wait early; a write that goes first in EDF order anyway, a write that costs no
 // more than two of the reader's reads (a 4 KiB write beside 4 KiB reads), or a read, is never
-// held. Nobody pays for the hold: the device is not idle meanwhile but doing the writes already
-// submitted, which the write price covers (doc/dev/qbox-in-osd.md, "Held writes").
+// held. Nobody pays for the hold. It is the writes' time where the device was still doing the
+// writes submitted before it, and idle time, left out of the write price, where the reader's next
+// read ran at its clean price (osd_shares.h; doc/dev/qbox-in-osd.md, "Held writes").
 //
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.
@@ -89,14 +90,16 @@ class ShardQueue {
     if (!next) return std::nullopt;
     // The OSD's shard threads bound how many ops run at once; QBox only orders them.
     qbox_.on_completion();
+    Dispatched dispatched{std::move(next->request.op),
+                          shares_.on_dispatch(next->client, next->request.request_class,
+                                              next->request.bytes, next->request.cost, now)};
     if (next->request.request_class.operation == Operation::read) {
       Reader& reader = readers_[next->client];
       ++reader.in_flight;
       reader.cost = next->request.cost;
+      dispatched.running.held_before = std::exchange(reader.held, 0);
     }
-    return Dispatched{std::move(next->request.op),
-                      shares_.on_dispatch(next->client, next->request.request_class,
-                                          next->request.bytes, next->request.cost, now)};
+    return dispatched;
   }
 
   // The thread that ran a dispatched op came back: the op's account pays its price (osd_shares.h),
@@ -139,15 +142,16 @@ class ShardQueue {
     std::size_t in_flight = 0;  // its reads dispatched and not completed
     Seconds last_done = -1e300;
     Seconds cost = 0;  // the estimate its last read was tagged with
+    Seconds held = 0;  // writes held for it since its last read, with none of its reads running
   };
 
-  // Counts the hold for `qbox status`: its time without a read of the reader running.
+  // Counts the hold, and its time without a read of the reader running, which the reader's next
+  // read tells the OSD's accounting about (RunningOp::held_before).
   void end_hold(Seconds now) {
     if (!held_for_) return;
-    const Reader& reader = readers_[*held_for_];
-    shares_.on_held(reader.in_flight > 0
-                        ? 0
-                        : std::max<Seconds>(0, now - std::max(held_since_, reader.last_done)));
+    Reader& reader = readers_[*held_for_];
+    if (reader.in_flight == 0) reader.held += std::max<Seconds>(0, now - std::max(held_since_, reader.last_done));
+    shares_.on_held();
     held_for_.reset();
     held_until_.reset();
   }

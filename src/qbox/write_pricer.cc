@@ -69,10 +69,11 @@ void WritePricer::close_window(Seconds busy) {
   if (write_ops_ > 0 && busy >= config_.saturated * config_.window) {
     current_long_.ops += static_cast<double>(write_ops_);
     current_long_.bytes += static_cast<double>(write_bytes_);
-    current_long_.residual += std::max<Seconds>(0, busy - clean_reads);
+    current_long_.residual += std::max<Seconds>(0, busy - clean_reads - idle_held_);
   }
   write_ops_ = 0;
   write_bytes_ = 0;
+  idle_held_ = 0;
   if (++shorts_in_long_ == config_.windows_per_long) close_long_window();
 }
 

@@ -68,6 +68,9 @@ class WritePricer {
   void on_read(std::uint32_t account, Seconds price);
   // A client write of `bytes` was submitted (its thread came back).
   void on_write(std::uint64_t bytes);
+  // Writes were held `held` seconds for a reader (shard_queue.h) while the device had nothing to
+  // do: not the writes' time, though the OSD had ops outstanding.
+  void on_idle_hold(Seconds held) { idle_held_ += held; }
   // Closes the short windows that ended by `now`. `busy_total`: the OSD's cumulative time with any
   // op outstanding, never decreasing.
   void advance(Seconds now, Seconds busy_total);
@@ -100,6 +103,7 @@ class WritePricer {
   Seconds busy_at_start_ = -1;
   std::uint64_t write_ops_ = 0;   // in the current short window
   std::uint64_t write_bytes_ = 0;
+  Seconds idle_held_ = 0;
   static constexpr std::size_t kNoWriteYet = SIZE_MAX / 2;
   std::size_t windows_since_write_ = kNoWriteYet;
   LongWindow current_long_;

@@ -150,7 +150,9 @@ class ShardQueue {
   void end_hold(Seconds now) {
     if (!held_for_) return;
     Reader& reader = readers_[*held_for_];
-    if (reader.in_flight == 0) reader.held += std::max<Seconds>(0, now - std::max(held_since_, reader.last_done));
+    if (reader.in_flight == 0) {
+      reader.held += std::max<Seconds>(0, now - std::max(held_since_, reader.last_done));
+    }
     shares_.on_held();
     held_for_.reset();
     held_until_.reset();

@@ -64,7 +64,7 @@ class RetryWaiters {
   }
 
   // Whether `thread` may be told the shard is empty while only held ops are queued: it polls,
-  // and another thread has waited until its retry time.
+  // and another thread, which does not, has waited (until its retry time or an enqueue).
   bool may_sleep(std::uint64_t thread) const {
     if (!polls(thread)) return false;
     for (const Thread& other : threads_) {

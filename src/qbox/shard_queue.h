@@ -80,12 +80,7 @@ class ShardQueue {
       return Dispatched{std::move(next.op),
                         shares_.on_dispatch(kNoAccount, next.request_class, next.bytes, 0, now)};
     }
-    if (const auto hold = may_hold ? write_hold(now) : std::nullopt) {
-      held_for_ = hold->first;
-      held_until_ = hold->second;
-      held_since_ = now;
-      return std::nullopt;
-    }
+    if (may_hold && (hold_ = write_hold(now))) return std::nullopt;
     auto next = qbox_.dequeue(now);
     if (!next) return std::nullopt;
     // The OSD's shard threads bound how many ops run at once; QBox only orders them.
@@ -120,7 +115,9 @@ class ShardQueue {
   }
 
   // When the last dequeue() held a write: the time to ask again, unless an op is enqueued first.
-  std::optional<Seconds> held_until() const { return held_until_; }
+  std::optional<Seconds> held_until() const {
+    return hold_ ? std::optional<Seconds>(hold_->until) : std::nullopt;
+  }
   // Whether dequeue(now) would hold: ops are queued, and none may go now.
   bool only_held(Seconds now) const { return immediate_.empty() && write_hold(now).has_value(); }
 
@@ -145,40 +142,46 @@ class ShardQueue {
     Seconds held = 0;  // writes held for it since its last read, with none of its reads running
   };
 
+  // A write held by the last dequeue(): for which reader, since and until when.
+  struct Hold {
+    AccountId reader;
+    Seconds since;
+    Seconds until;
+  };
+
   // Counts the hold, and its time without a read of the reader running, which the reader's next
   // read tells the OSD's accounting about (RunningOp::held_before).
   void end_hold(Seconds now) {
-    if (!held_for_) return;
-    Reader& reader = readers_[*held_for_];
+    if (!hold_) return;
+    Reader& reader = readers_[hold_->reader];
     if (reader.in_flight == 0) {
-      reader.held += std::max<Seconds>(0, now - std::max(held_since_, reader.last_done));
+      reader.held += std::max<Seconds>(0, now - std::max(hold_->since, reader.last_done));
     }
     shares_.on_held();
-    held_for_.reset();
-    held_until_.reset();
+    hold_.reset();
   }
 
   // A write that costs no more than this many of a reader's reads delays the reader about as
   // another reader would: holding it would idle the device longer than it saves the reader.
   static constexpr double kHeldWriteReads = 2;
 
-  // The reader a write is held for and until when, or nothing: a reader with nothing queued whose
-  // read is running or completed less than `read_anticipation` ago, whose next read would go
-  // before the write, and whose reads cost less than half the write.
-  std::optional<std::pair<AccountId, Seconds>> write_hold(Seconds now) const {
+  // The hold that starts at `now`, or nothing: for a reader with nothing queued whose read is
+  // running or completed less than `read_anticipation` ago, whose next read would go before the
+  // write, and whose reads cost less than half the write; until the earliest such reader's time.
+  std::optional<Hold> write_hold(Seconds now) const {
     const AccountId* first = qbox_.earliest();
     if (readers_.empty() || first == nullptr) return std::nullopt;
     const auto& write = *qbox_.head(*first);
     if (write.request_class.operation != Operation::write) return std::nullopt;
     const Seconds window = shares_.read_anticipation();
-    std::optional<std::pair<AccountId, Seconds>> hold;
+    std::optional<Hold> hold;
     for (const auto& [account, reader] : readers_) {
       const Seconds until = reader.in_flight > 0 ? now + window : reader.last_done + window;
       if (until <= now || qbox_.head(account) != nullptr) continue;
       if (write.cost <= kHeldWriteReads * reader.cost) continue;
       const auto deadline = qbox_.deadline_if_enqueued(account, reader.cost);
-      if (deadline && *deadline < qbox_.earliest_deadline() && (!hold || until < hold->second)) {
-        hold.emplace(account, until);
+      if (deadline && *deadline < qbox_.earliest_deadline() && (!hold || until < hold->until)) {
+        hold = Hold{account, now, until};
       }
     }
     return hold;
@@ -222,9 +225,7 @@ class ShardQueue {
   std::deque<Queued> immediate_;
   QBoxQueue<AccountId, Queued> qbox_;
   std::unordered_map<AccountId, Reader> readers_;  // a handful: the accounts that read here
-  std::optional<AccountId> held_for_;  // while a write is held (dequeue() returned nothing)
-  Seconds held_since_ = 0;
-  std::optional<Seconds> held_until_;
+  std::optional<Hold> hold_;  // while a write is held (dequeue() returned nothing)
 };
 
 }  // namespace erails::qbox

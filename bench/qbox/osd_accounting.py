@@ -1,6 +1,8 @@
 """What each OSD's own QBox accounting said during a run: reads a <run>_prices.csv of osd_shares.py
 and prints, per OSD, in how many windows it had ops outstanding all the time, and per client the
-median of its achieved share and of the fraction of each window it had ops queued there.
+median of its achieved share and of the fraction of each window it had ops queued there; and, where
+the file has them, the OSD's writes held for readers (doc/dev/qbox-in-osd.md, "Held writes"): how
+many in its first sample and how many a second after it, and the held and idle seconds.
 
   python3 bench/qbox/osd_accounting.py <run>_prices.csv [--from SECONDS]
 """
@@ -14,6 +16,17 @@ from run_csv import read_rows
 SATURATED = 0.99  # busy_outstanding at or above this: ops outstanding the whole window
 
 
+def holds_line(osd_rows):
+    """The OSD's write_holds counters, which are cumulative, from its first to its last sample."""
+    samples = sorted({float(r["time_s"]): r for r in osd_rows if r.get("holds")}.items())
+    if len(samples) < 2:
+        return None
+    (t0, first), (t1, last) = samples[0], samples[-1]
+    rate = (int(last["holds"]) - int(first["holds"])) / (t1 - t0)
+    return (f"  writes held: {int(first['holds'])} by {t0:g} s, then {rate:.1f} a second to {t1:g} s; "
+            f"{float(last['held_s']):.2f} s held, {float(last['held_idle_s']):.2f} s of it idle")
+
+
 def summarize(rows, start):
     by_osd = defaultdict(list)
     for r in rows:
@@ -25,6 +38,9 @@ def summarize(rows, start):
         saturated = sum(1 for b in windows.values() if b >= SATURATED)
         busy = statistics.median(windows.values()) if windows else float("nan")
         lines.append(f"osd.{osd}: ops outstanding all of {saturated} of {len(windows)} windows; busy median {busy:.2f}")
+        holds = holds_line(osd_rows)
+        if holds:
+            lines.append(holds)
         clients = defaultdict(list)
         for r in osd_rows:
             if r["achieved"] and r["backlogged"]:

@@ -20,6 +20,13 @@ def test_saturated_windows_and_each_clients_medians_are_reported():
     assert lines[2] == "  client.w: achieved median 0.80; ops queued a median 1.00 of each window"
 
 
+def test_the_holds_are_counted_from_the_first_sample_after_the_warm_up():
+    rows = [dict(row(t, 1, 1.0, "client.r", 0.5, 0.5), holds=str(n), held_s=str(held), held_idle_s=str(idle))
+            for t, n, held, idle in ((2.0, 0, 0, 0), (5.0, 90000, 0.5, 0.1), (15.0, 90450, 3.25, 1.5))]
+    lines = osd_accounting.summarize(rows, 4.0)
+    assert lines[1] == "  writes held: 90000 by 5 s, then 45.0 a second to 15 s; 3.25 s held, 1.50 s of it idle"
+
+
 def test_prices_without_the_per_osd_accounting_are_refused(tmp_path, capsys):
     old = tmp_path / "old_prices.csv"
     old.write_text("time_s,osd,client,write_ms\n1.0,0,client.a,3\n")

@@ -29,6 +29,7 @@ per-client error and pass/miss. The cluster is stopped at the end; its logs stay
 """
 import argparse
 import csv
+import fcntl
 import json
 import multiprocessing
 import os
@@ -198,6 +199,24 @@ def _run(ioctx, ops, payload, depth, times, deadline=None):
 
 
 # ---------------------------------------------------------------- the cluster
+
+def claim_cluster_dir(parser, cluster_dir):
+    """Holds the run's cluster directory while the returned file is open: a second run there
+    would wipe this run's cluster with --fresh and restart its OSDs. The lock file sits beside
+    the directory, which --fresh deletes."""
+    lock = open(f"{cluster_dir}.lock", "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "unknown"
+        parser.error(f"--dir: '{cluster_dir}' is in use by another run (pid {holder}); "
+                     "give each run its own --dir and --port-base")
+    lock.truncate(0)
+    lock.write(f"{os.getpid()}\n")
+    lock.flush()
+    return lock
+
 
 class Cluster:
     def __init__(self, args):
@@ -743,6 +762,7 @@ def main(argv):
     elif args.time_scale <= 0:
         parser.error(f"--time-scale: got {args.time_scale}; expected a number > 0")
     args.dir = args.dir or f"/tmp/erails-qbox-osd-shares-{args.device}"
+    dir_lock = claim_cluster_dir(parser, args.dir)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     device = f"emulated {model} time_scale {args.time_scale:g}" if model else "plain files"
     if osd_args:
@@ -797,6 +817,7 @@ def main(argv):
         run.quit()
     finally:
         cluster.stop()
+        dir_lock.close()
     conditions.append(f"{time.strftime('%H:%M:%S UTC', time.gmtime())} end: load average {os.getloadavg()[0]:.1f}")
     (Path(args.out) / f"{run.prefix}.conditions.txt").write_text("\n".join(conditions) + "\n")
     report.write(Path(args.out), run.prefix, device, results, figures, schedulers, WARMUP, (KILL_AT, RESTART_AT))

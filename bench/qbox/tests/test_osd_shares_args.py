@@ -1,4 +1,9 @@
 """osd_shares.py refuses bad arguments before it starts anything, naming the option."""
+import argparse
+import fcntl
+import os
+from pathlib import Path
+
 import pytest
 
 import osd_shares
@@ -29,3 +34,26 @@ def test_a_plugin_dir_without_the_library_is_refused(capsys, tmp_path):
     with pytest.raises(SystemExit):
         osd_shares.main(["--plugin-dir", str(tmp_path), "--device", "ssd"])
     assert f"--plugin-dir: no libec_qbox.so in '{tmp_path}'" in capsys.readouterr().err
+
+
+def test_a_cluster_dir_another_run_holds_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("CEPH_ARGS", raising=False)
+    (tmp_path / "libec_qbox.so").touch()
+    cluster_dir = tmp_path / "cluster"
+    with open(f"{cluster_dir}.lock", "w") as other_run:
+        fcntl.flock(other_run, fcntl.LOCK_EX)
+        other_run.write("4242\n")
+        other_run.flush()
+        with pytest.raises(SystemExit) as exit_info:
+            osd_shares.main(["--plugin-dir", str(tmp_path), "--device", "ssd", "--out", str(tmp_path),
+                             "--dir", str(cluster_dir)])
+    assert exit_info.value.code == 2
+    assert f"--dir: '{cluster_dir}' is in use by another run (pid 4242)" in capsys.readouterr().err
+
+
+def test_a_cluster_dir_is_free_again_once_its_run_let_go(tmp_path):
+    cluster_dir = tmp_path / "cluster"
+    osd_shares.claim_cluster_dir(argparse.ArgumentParser(), cluster_dir).close()
+    held = osd_shares.claim_cluster_dir(argparse.ArgumentParser(), cluster_dir)
+    assert Path(f"{cluster_dir}.lock").read_text() == f"{os.getpid()}\n"
+    held.close()

@@ -2,7 +2,9 @@
 and prints, per OSD, in how many windows it had ops outstanding all the time, and per client the
 median of its achieved share and of the fraction of each window it had ops queued there; and, where
 the file has them, the OSD's writes held for readers (doc/dev/qbox-in-osd.md, "Held writes"): how
-many in its first sample and how many a second after it, and the held and idle seconds.
+many in its first sample and how many a second after it, and the held and idle seconds; and, where
+the run's <run>_write_fit.csv is beside it, how often the OSD's write price was fitted, in how many
+of those fits the per-op term was kept and the range of both terms.
 
   python3 bench/qbox/osd_accounting.py <run>_prices.csv [--from SECONDS]
 """
@@ -10,6 +12,7 @@ import argparse
 import statistics
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 from run_csv import read_rows
 
@@ -27,11 +30,26 @@ def holds_line(osd_rows):
             f"{float(last['held_s']):.2f} s held, {float(last['held_idle_s']):.2f} s of it idle")
 
 
-def summarize(rows, start):
+def fit_line(osd_fits):
+    """The write price's fits on one OSD: how many, how many kept a per-op term, each term's range."""
+    if not osd_fits:
+        return None
+    per_mib = [float(r["write_ms_per_mib"]) for r in osd_fits]
+    kept = [float(r["write_ms_per_op"]) for r in osd_fits if float(r["write_ms_per_op"]) > 0]
+    per_op = f" ({min(kept):.1f}-{max(kept):.1f} ms per write)" if kept else ""
+    return (f"  write price: {len(osd_fits)} fits, the per-op term in {len(kept)}{per_op}; "
+            f"{min(per_mib):.0f}-{max(per_mib):.0f} ms per MiB")
+
+
+def summarize(rows, start, fits=()):
     by_osd = defaultdict(list)
     for r in rows:
         if float(r["time_s"]) >= start:
             by_osd[r["osd"]].append(r)
+    fits_by_osd = defaultdict(list)
+    for r in fits:
+        if float(r["time_s"]) >= start:
+            fits_by_osd[r["osd"]].append(r)
     lines = []
     for osd, osd_rows in sorted(by_osd.items()):
         windows = {r["time_s"]: float(r["busy_outstanding"]) for r in osd_rows if r["busy_outstanding"]}
@@ -41,6 +59,9 @@ def summarize(rows, start):
         holds = holds_line(osd_rows)
         if holds:
             lines.append(holds)
+        fitted = fit_line(fits_by_osd[osd])
+        if fitted:
+            lines.append(fitted)
         clients = defaultdict(list)
         for r in osd_rows:
             if r["achieved"] and r["backlogged"]:
@@ -61,7 +82,12 @@ def main(argv):
     rows = read_rows(parser, "prices", args.prices,
                      {"time_s", "osd", "busy_outstanding", "client", "achieved", "backlogged"},
                      "has no per-OSD accounting")
-    lines = summarize(rows, args.start)
+    fit_path = Path(args.prices.removesuffix("_prices.csv") + "_write_fit.csv")
+    fits = []
+    if args.prices.endswith("_prices.csv") and fit_path.exists():
+        fits = read_rows(parser, "prices", fit_path, {"time_s", "osd", "write_ms_per_op", "write_ms_per_mib"},
+                         "has no write price fits beside it")
+    lines = summarize(rows, args.start, fits)
     if not lines:
         parser.error(f"prices: '{args.prices}' has no window after {args.start:g} s")
     print("\n".join(lines))

@@ -22,7 +22,8 @@ IOPS and degraded objects are recorded per window while recovery proceeds at its
 
 Outputs in --out (default bench/qbox/results), prefix osd_<device>: per figure and scheduler the
 per-window CSV (IOPS, black-box share, estimator share; under QBox also <...>_prices.csv, how each
-OSD priced writes and each client's prices, and its own accounting per client; with --queue-trace
+OSD priced writes and each client's prices, and its own accounting per client, and
+<...>_write_fit.csv, the windows each OSD fitted its write price to; with --queue-trace
 <...>_queue.csv, each OSD's EDF queues four times a second), a summary CSV with every client's error
 and the goal check, PNG plots; <prefix>_recovery.csv/.png; <prefix>.conditions.txt. Prints the
 per-client error and pass/miss. The cluster is stopped at the end; its logs stay in --dir.
@@ -287,15 +288,28 @@ class Cluster:
             counts[primary] = counts.get(primary, 0) + 1
         return dict(sorted(counts.items()))
 
-    def queues(self, osd):
-        """{shard: its EDF queue's state} from the OSD's `dump_op_pq_state` under QBox, or None."""
+    def shard_states(self, osd):
+        """{shard: its state} from the OSD's `dump_op_pq_state`, or None."""
         try:
             ret, out, _ = self.admin.osd_command(osd, json.dumps({"prefix": "dump_op_pq_state"}), b"", timeout=5)
         except rados.Error:
             return None
-        if ret != 0:
+        return json.loads(out) if ret == 0 else None
+
+    def queues(self, osd):
+        """{shard: its EDF queue's state} under QBox, or None."""
+        shards = self.shard_states(osd)
+        if shards is None:
             return None
-        return {shard: json.loads(state["queue"]) for shard, state in json.loads(out).items() if "queue" in state}
+        return {shard: json.loads(state["queue"]) for shard, state in shards.items() if "queue" in state}
+
+    def polling_threads(self, osd):
+        """How many of the OSD's shard threads QBox saw asking again at once after a "retry at"
+        answer (and puts to sleep while only held writes are queued), or None."""
+        shards = self.shard_states(osd)
+        if shards is None:
+            return None
+        return sum(state.get("polling_threads", 0) for state in shards.values() if isinstance(state, dict))
 
     def qbox_status(self, osd):
         """The OSD's `qbox status`, or None (stock, down, or no answer within 5 s)."""
@@ -569,6 +583,7 @@ class Run:
                             f"{sum(a) / len(a):.4f}" if a else "", f"{sum(b) / len(b):.3f}" if b else ""])
         if samples:
             self.write_prices(name, samples)
+            self.write_fit(name, samples)
 
     def write_prices(self, name, samples):
         """<prefix>_<name>_prices.csv: per sample, OSD and client, how the OSD priced a write
@@ -594,6 +609,25 @@ class Run:
                                 c["name"], ms(price.get("read")), ms(price.get("read_clean")), ms(price.get("write")),
                                 c.get("achieved", ""), c.get("backlogged", ""), c.get("queued", ""),
                                 holds.get("count", ""), holds.get("seconds", ""), holds.get("idle_seconds", "")])
+
+    def write_fit(self, name, samples):
+        """<prefix>_<name>_write_fit.csv: each long window an OSD fitted its write price to, once,
+        at the first sample that showed it (write_price.observations of `qbox status`), and the
+        price fitted with it in the history."""
+        seen = set()
+        with open(self.out / f"{self.prefix}_{name}_write_fit.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["time_s", "osd", "number", "ops", "mib", "residual_s", "write_ms_per_op",
+                        "write_ms_per_mib"])
+            for t, osd, _, _, status in samples:
+                wp = status.get("write_price") or {}
+                for o in wp.get("observations", []):
+                    if (osd, o["number"]) in seen:
+                        continue
+                    seen.add((osd, o["number"]))
+                    w.writerow([f"{t:.1f}", osd, o["number"], f"{o['ops']:g}", f"{o['mib']:.4f}",
+                                f"{o['residual']:.4f}", f"{wp['per_op'] * 1000:.4f}",
+                                f"{wp['per_mib'] * 1000:.4f}"])
 
     # ------------------------------------------------------------ recovery
 
@@ -812,6 +846,9 @@ def main(argv):
                 conditions.append(mclock_settings(cluster.env, args.osds))
             for fig in figures:
                 results[(fig, scheduler)] = run.figure(fig, scheduler, alone)
+            if scheduler == "qbox":
+                conditions.append("qbox shard threads that polled a retry answer: " + ", ".join(
+                    f"osd.{osd} {cluster.polling_threads(osd)}" for osd in range(args.osds)))
             if args.recovery and scheduler in ("qbox", "wpq"):
                 results[("recovery", scheduler)] = run.recovery(scheduler, alone)
         run.quit()

@@ -287,7 +287,14 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
   out += "},\"write_price\":{\"method\":" + json_string(write.method) +
          ",\"long_windows\":" + std::to_string(write.long_windows) +
          ",\"per_op\":" + real(write.per_op) + ",\"per_mib\":" + real(write.per_byte * 1048576.0) +
-         ",\"reads_clean\":" + (writes_.writes_active() ? "true" : "false");
+         ",\"reads_clean\":" + (writes_.writes_active() ? "true" : "false") + ",\"observations\":[";
+  const std::vector<WriteObservation> observations = writes_.observations();
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    const WriteObservation& o = observations[i];
+    out += std::string(i ? "," : "") + "{\"number\":" + std::to_string(o.number) + ",\"ops\":" + real(o.ops) +
+           ",\"mib\":" + real(o.bytes / 1048576.0) + ",\"residual\":" + real(o.residual) + "}";
+  }
+  out += "]";
   out += "},\"write_holds\":{\"count\":" + std::to_string(holds_) +
          ",\"seconds\":" + real(held_total_) + ",\"idle_seconds\":" + real(held_idle_);
   out += "},\"clients\":[";

@@ -79,9 +79,10 @@ void WritePricer::close_window(Seconds busy) {
 
 void WritePricer::close_long_window() {
   shorts_in_long_ = 0;
-  const LongWindow done = current_long_;
+  WriteObservation done = current_long_;
   current_long_ = {};
   if (done.ops == 0) return;
+  done.number = ++observed_;
   if (history_.size() < config_.long_history) {
     history_.push_back(done);
   } else {
@@ -91,31 +92,53 @@ void WritePricer::close_long_window() {
   fit();
 }
 
-// residual = per_op * ops + per_byte * bytes, least squares over the history. The two terms come
-// apart only when the windows' mean write sizes differ enough; otherwise (one writer, writers of
-// one size, or one writer much rarer than the other) and whenever the two-term solution has a
-// negative term, the price is per byte alone. Per byte, not per op, because of what a wrong price
-// does next: a small writer charged a big one's per-op price is starved and never produces the
-// windows that would correct it, while one charged too little runs more and does.
+std::vector<WriteObservation> WritePricer::observations() const {
+  const auto next = history_.begin() + static_cast<std::ptrdiff_t>(history_next_);
+  std::vector<WriteObservation> oldest_first(next, history_.end());
+  oldest_first.insert(oldest_first.end(), history_.begin(), next);
+  return oldest_first;
+}
+
+// residual = per_op * ops + per_byte * bytes, least squares over the history. The price is per
+// byte alone unless the per-op term earns its place: the windows' mean write sizes differ enough
+// for the two terms to come apart, both come out >= 0, and the two-term fit leaves at most
+// 1 / per_op_gain of the squared error that per byte alone leaves. Per byte is the default, not
+// per op, because of what a wrong price does next: a small writer charged a big one's per-op
+// price is starved and never produces the windows that would correct it, while one charged too
+// little runs more and does. The error test is there because the residual holds more than these
+// writes (BlueStore's bursts, holds whose time may or may not be the writes', replica sub-ops,
+// which are not counted), and with five windows least squares put some of that into the per-op
+// term: on two OSDs it swung between 0 and 114 ms per write while a 4 KiB write took about 1 ms of
+// the device (doc/dev/qbox-in-osd.md).
 void WritePricer::fit() {
   double nn = 0, nb = 0, bb = 0, nr = 0, br = 0;
-  for (const LongWindow& w : history_) {
+  for (const WriteObservation& w : history_) {
     nn += w.ops * w.ops;
     nb += w.ops * w.bytes;
     bb += w.bytes * w.bytes;
     nr += w.ops * w.residual;
     br += w.bytes * w.residual;
   }
+  const auto squared_error = [this](Seconds per_op, Seconds per_byte) {
+    double sum = 0;
+    for (const WriteObservation& w : history_) {
+      const double miss = w.residual - per_op * w.ops - per_byte * w.bytes;
+      sum += miss * miss;
+    }
+    return sum;
+  };
+  const Seconds per_byte_alone = bb > 0 ? std::max(0.0, br / bb) : config_.prior_per_byte;
   const double det = nn * bb - nb * nb;
-  if (det > config_.distinct_sizes * nn * bb) {
+  if (history_.size() >= 3 && det > config_.distinct_sizes * nn * bb) {
     const double per_op = (nr * bb - br * nb) / det;
     const double per_byte = (br * nn - nr * nb) / det;
-    if (per_op >= 0 && per_byte >= 0) {
+    if (per_op >= 0 && per_byte >= 0 &&
+        squared_error(per_op, per_byte) * config_.per_op_gain <= squared_error(0, per_byte_alone)) {
       price_ = {per_op, per_byte, "residual", history_.size()};
       return;
     }
   }
-  price_ = {0, bb > 0 ? std::max(0.0, br / bb) : config_.prior_per_byte, "residual", history_.size()};
+  price_ = {0, per_byte_alone, "residual", history_.size()};
 }
 
 }  // namespace erails::qbox

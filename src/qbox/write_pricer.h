@@ -45,9 +45,22 @@ struct WritePricerConfig {
   // How far apart the windows' write sizes must be for per op and per byte to be fitted apart: 1
   // minus the squared cosine between the windows' op counts and byte counts (write_pricer.cc).
   double distinct_sizes = 0.05;
+  // How many times smaller the two-term fit's squared error must be than per byte alone's for the
+  // per-op term to be kept. Over the 5 long windows of the history, 4 is an F statistic of 9, near
+  // the 10.1 of a test at the 5% level.
+  double per_op_gain = 4;
   // The prior: a write of 1 MiB costs 0.1 s, a device of 10 MB/s; dear on purpose (above).
   Seconds prior_per_op = 0.0001;
   Seconds prior_per_byte = 1e-7;
+};
+
+// One long window's saturated short windows: the writes submitted in them and the device time
+// the reads left them. `number` counts the long windows with writes since the pricer began.
+struct WriteObservation {
+  std::uint64_t number = 0;
+  double ops = 0;
+  double bytes = 0;
+  Seconds residual = 0;
 };
 
 struct WritePrice {
@@ -79,6 +92,8 @@ class WritePricer {
   const WritePrice& price() const { return price_; }
   // A write was submitted within the last long window: reads are then priced clean.
   bool writes_active() const { return windows_since_write_ < config_.windows_per_long; }
+  // The observations the price was fitted to, oldest first.
+  std::vector<WriteObservation> observations() const;
 
  private:
   struct ReadWindows {
@@ -86,11 +101,6 @@ class WritePricer {
     Seconds sum = 0;
     std::vector<Seconds> window_prices;  // ring: each recent short window's clean_quantile
     std::size_t next = 0;
-  };
-  struct LongWindow {
-    double ops = 0;
-    double bytes = 0;
-    Seconds residual = 0;
   };
 
   void close_window(Seconds busy);
@@ -106,9 +116,10 @@ class WritePricer {
   Seconds idle_held_ = 0;
   static constexpr std::size_t kNoWriteYet = SIZE_MAX / 2;
   std::size_t windows_since_write_ = kNoWriteYet;
-  LongWindow current_long_;
+  WriteObservation current_long_;
   std::size_t shorts_in_long_ = 0;
-  std::vector<LongWindow> history_;  // ring of the last long_history long windows
+  std::uint64_t observed_ = 0;
+  std::vector<WriteObservation> history_;  // ring of the last long_history long windows
   std::size_t history_next_ = 0;
   WritePrice price_;
 };

@@ -27,6 +27,28 @@ def test_the_holds_are_counted_from_the_first_sample_after_the_warm_up():
     assert lines[1] == "  writes held: 90000 by 5 s, then 45.0 a second to 15 s; 3.25 s held, 1.50 s of it idle"
 
 
+def fit(t, osd, per_op, per_mib):
+    return {"time_s": str(t), "osd": str(osd), "write_ms_per_op": str(per_op), "write_ms_per_mib": str(per_mib)}
+
+
+def test_the_write_price_fits_say_how_often_a_per_op_term_was_kept():
+    rows = [row(t, osd, 1.0, "client.r", 0.5, 0.5) for t in (5.0, 7.0) for osd in (0, 1)]
+    fits = [fit(1.0, 0, 90.0, 50.0), fit(5.0, 0, 0.0, 120.0), fit(8.0, 0, 12.4, 80.0), fit(11.0, 0, 1.5, 100.0),
+            fit(5.0, 1, 0.0, 70.0)]
+    lines = osd_accounting.summarize(rows, 4.0, fits)
+    assert lines[1] == "  write price: 3 fits, the per-op term in 2 (1.5-12.4 ms per write); 80-120 ms per MiB"
+    assert lines[4] == "  write price: 1 fits, the per-op term in 0; 70-70 ms per MiB"
+
+
+def test_the_write_fit_file_beside_the_prices_is_read(tmp_path, capsys):
+    prices = tmp_path / "run_fig3_2w_qbox_prices.csv"
+    prices.write_text("time_s,osd,busy_outstanding,client,achieved,backlogged\n5.0,0,1.0,client.r,0.5,0.5\n")
+    (tmp_path / "run_fig3_2w_qbox_write_fit.csv").write_text(
+        "time_s,osd,number,ops,mib,residual_s,write_ms_per_op,write_ms_per_mib\n5.0,0,3,10,10.0,1.2,0.0,120.0\n")
+    osd_accounting.main([str(prices)])
+    assert "  write price: 1 fits, the per-op term in 0; 120-120 ms per MiB" in capsys.readouterr().out
+
+
 def test_prices_without_the_per_osd_accounting_are_refused(tmp_path, capsys):
     old = tmp_path / "old_prices.csv"
     old.write_text("time_s,osd,client,write_ms\n1.0,0,client.a,3\n")

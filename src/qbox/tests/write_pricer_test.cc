@@ -2,7 +2,9 @@
 // of saturated windows, and the least-squares fit of write ops and bytes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "qbox/write_pricer.h"
 
@@ -70,22 +72,79 @@ TEST(WritePricer, OneWriterIsPricedAtTheTimeTheReadsLeave) {
   EXPECT_TRUE(pricer.writes_active());
 }
 
-// Two writer sizes in changing proportions: per op and per byte come apart.
-TEST(WritePricer, TwoWriterSizesSeparatePerOpFromPerByte) {
-  WritePricer pricer(one_second_windows(), 0);
+// Five saturated seconds of a 4 KiB and a 1 MiB writer in changing proportions, whose writes cost
+// `per_op` + `per_byte` x bytes of device time (under 1 s a second), each second's residual off by
+// `noise[i]` seconds.
+void two_writer_sizes(WritePricer& pricer, Seconds per_op, Seconds per_byte, const Seconds (&noise)[5]) {
   Seconds now = 0, busy = 0;
   saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
-  constexpr Seconds kPerOp = 0.0005, kPerByte = 2e-8;
-  const int small[] = {200, 50, 120, 10};
-  const int big[] = {2, 10, 5, 12};
-  for (int i = 0; i < 4; ++i) {
-    const Seconds writes = small[i] * (kPerOp + kPerByte * 4096) + big[i] * (kPerOp + kPerByte * (1 << 20));
-    const int reads = static_cast<int>((1.0 - writes) / 0.001);
+  const int small[] = {200, 50, 120, 10, 80};
+  const int big[] = {2, 10, 5, 12, 6};
+  for (int i = 0; i < 5; ++i) {
+    const Seconds writes = small[i] * (per_op + per_byte * 4096) + big[i] * (per_op + per_byte * (1 << 20));
+    const int reads = static_cast<int>(std::lround((1.0 - writes - noise[i]) / 0.001));
     for (int w = 0; w < small[i]; ++w) pricer.on_write(4096);
     saturated_second(pricer, now, busy, reads, 0.0015, big[i], 1 << 20);
   }
+}
+
+constexpr Seconds kNoNoise[5] = {0, 0, 0, 0, 0};
+// 20 ms off in four of the five seconds, more where the 4 KiB writer wrote more: least squares
+// with two terms read a per-op cost of 0.14 ms into it that the writes do not have.
+constexpr Seconds kNoiseLikeSmallWrites[5] = {0.02, 0.02, 0.02, -0.02, 0};
+
+TEST(WritePricer, TwoWriterSizesSeparatePerOpFromPerByte) {
+  WritePricer pricer(one_second_windows(), 0);
+  constexpr Seconds kPerOp = 0.0005, kPerByte = 2e-8;
+  two_writer_sizes(pricer, kPerOp, kPerByte, kNoNoise);
   EXPECT_NEAR(pricer.price().per_op, kPerOp, 0.00005);
   EXPECT_NEAR(pricer.price().per_byte, kPerByte, 2e-10);
+}
+
+TEST(WritePricer, APerOpTermTheWindowsShowIsKeptThroughNoise) {
+  WritePricer pricer(one_second_windows(), 0);
+  constexpr Seconds kPerOp = 0.0005, kPerByte = 2e-8;
+  two_writer_sizes(pricer, kPerOp, kPerByte, kNoiseLikeSmallWrites);
+  EXPECT_NEAR(pricer.price().per_op, kPerOp, 0.0002);
+}
+
+// The per-op term halves the squared error here, not the 4 times it must: per byte alone.
+TEST(WritePricer, APerOpTermThatOnlyFitsNoiseIsDropped) {
+  WritePricer pricer(one_second_windows(), 0);
+  constexpr Seconds kPerByte = 5e-8;
+  two_writer_sizes(pricer, 0, kPerByte, kNoiseLikeSmallWrites);
+  EXPECT_EQ(pricer.price().per_op, 0);
+  EXPECT_NEAR(pricer.price().per_byte, kPerByte, 0.02 * kPerByte);
+}
+
+// Two long windows always fit two terms exactly, whatever they cost: per byte alone.
+TEST(WritePricer, TwoWindowsAreNotEnoughForAPerOpTerm) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  for (int w = 0; w < 200; ++w) pricer.on_write(4096);
+  saturated_second(pricer, now, busy, 500, 0.0015, 2, 1 << 20);
+  for (int w = 0; w < 10; ++w) pricer.on_write(4096);
+  saturated_second(pricer, now, busy, 700, 0.0015, 10, 1 << 20);
+  EXPECT_EQ(pricer.price().long_windows, 2u);
+  EXPECT_EQ(pricer.price().per_op, 0);
+}
+
+TEST(WritePricer, ObservationsAreTheLastLongWindowsOldestFirst) {
+  WritePricerConfig config = one_second_windows();
+  config.long_history = 3;
+  WritePricer pricer(config, 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  for (int writes = 1; writes <= 5; ++writes) saturated_second(pricer, now, busy, 900, 0.001, writes, 4096);
+  const std::vector<WriteObservation> observed = pricer.observations();
+  ASSERT_EQ(observed.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(observed[i].number, i + 3);
+    EXPECT_EQ(observed[i].ops, static_cast<double>(i + 3));
+    EXPECT_EQ(observed[i].bytes, 4096.0 * static_cast<double>(i + 3));
+    EXPECT_NEAR(observed[i].residual, 0.1, 1e-9);
+  }
 }
 
 // A window in which the OSD idled says nothing about what the writes cost: the device may have

@@ -86,7 +86,7 @@ def main(argv):
     fits = []
     if args.prices.endswith("_prices.csv") and fit_path.exists():
         fits = read_rows(parser, "prices", fit_path, {"time_s", "osd", "write_ms_per_op", "write_ms_per_mib"},
-                         "has no write price fits beside it")
+                         "is not a write price fits file", may_be_empty=True)
     lines = summarize(rows, args.start, fits)
     if not lines:
         parser.error(f"prices: '{args.prices}' has no window after {args.start:g} s")

@@ -49,6 +49,24 @@ def test_the_write_fit_file_beside_the_prices_is_read(tmp_path, capsys):
     assert "  write price: 1 fits, the per-op term in 0; 120-120 ms per MiB" in capsys.readouterr().out
 
 
+def test_a_run_without_fits_prints_no_fit_line(tmp_path, capsys):
+    prices = tmp_path / "run_fig3_2w_qbox_prices.csv"
+    prices.write_text("time_s,osd,busy_outstanding,client,achieved,backlogged\n5.0,0,1.0,client.r,0.5,0.5\n")
+    (tmp_path / "run_fig3_2w_qbox_write_fit.csv").write_text(
+        "time_s,osd,number,ops,mib,residual_s,write_ms_per_op,write_ms_per_mib\n")
+    osd_accounting.main([str(prices)])
+    assert "write price" not in capsys.readouterr().out
+
+
+def test_a_fit_file_without_its_columns_is_refused(tmp_path, capsys):
+    prices = tmp_path / "run_fig3_2w_qbox_prices.csv"
+    prices.write_text("time_s,osd,busy_outstanding,client,achieved,backlogged\n5.0,0,1.0,client.r,0.5,0.5\n")
+    (tmp_path / "run_fig3_2w_qbox_write_fit.csv").write_text("time_s,osd\n5.0,0\n")
+    with pytest.raises(SystemExit):
+        osd_accounting.main([str(prices)])
+    assert "_write_fit.csv' is not a write price fits file" in capsys.readouterr().err
+
+
 def test_prices_without_the_per_osd_accounting_are_refused(tmp_path, capsys):
     old = tmp_path / "old_prices.csv"
     old.write_text("time_s,osd,client,write_ms\n1.0,0,client.a,3\n")

@@ -108,7 +108,7 @@ TEST(WritePricer, APerOpTermTheWindowsShowIsKeptThroughNoise) {
   EXPECT_NEAR(pricer.price().per_op, kPerOp, 0.0002);
 }
 
-// The per-op term halves the squared error here, not the 4 times it must: per byte alone.
+// The per-op term cuts the squared error 2.2 times here, not the 4 it must: per byte alone.
 TEST(WritePricer, APerOpTermThatOnlyFitsNoiseIsDropped) {
   WritePricer pricer(one_second_windows(), 0);
   constexpr Seconds kPerByte = 5e-8;

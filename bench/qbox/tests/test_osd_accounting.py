@@ -40,28 +40,31 @@ def test_the_write_price_fits_say_how_often_a_per_op_term_was_kept():
     assert lines[4] == "  write price: 1 fits, the per-op term in 0; 70-70 ms per MiB"
 
 
-def test_the_write_fit_file_beside_the_prices_is_read(tmp_path, capsys):
+FIT_COLUMNS = "time_s,osd,number,ops,mib,residual_s,write_ms_per_op,write_ms_per_mib\n"
+
+
+def prices_beside_fits(tmp_path, fits_text):
+    """A run's prices file of one sample, with `fits_text` as the write fits file beside it."""
     prices = tmp_path / "run_fig3_2w_qbox_prices.csv"
     prices.write_text("time_s,osd,busy_outstanding,client,achieved,backlogged\n5.0,0,1.0,client.r,0.5,0.5\n")
-    (tmp_path / "run_fig3_2w_qbox_write_fit.csv").write_text(
-        "time_s,osd,number,ops,mib,residual_s,write_ms_per_op,write_ms_per_mib\n5.0,0,3,10,10.0,1.2,0.0,120.0\n")
+    (tmp_path / "run_fig3_2w_qbox_write_fit.csv").write_text(fits_text)
+    return prices
+
+
+def test_the_write_fit_file_beside_the_prices_is_read(tmp_path, capsys):
+    prices = prices_beside_fits(tmp_path, FIT_COLUMNS + "5.0,0,3,10,10.0,1.2,0.0,120.0\n")
     osd_accounting.main([str(prices)])
     assert "  write price: 1 fits, the per-op term in 0; 120-120 ms per MiB" in capsys.readouterr().out
 
 
 def test_a_run_without_fits_prints_no_fit_line(tmp_path, capsys):
-    prices = tmp_path / "run_fig3_2w_qbox_prices.csv"
-    prices.write_text("time_s,osd,busy_outstanding,client,achieved,backlogged\n5.0,0,1.0,client.r,0.5,0.5\n")
-    (tmp_path / "run_fig3_2w_qbox_write_fit.csv").write_text(
-        "time_s,osd,number,ops,mib,residual_s,write_ms_per_op,write_ms_per_mib\n")
+    prices = prices_beside_fits(tmp_path, FIT_COLUMNS)
     osd_accounting.main([str(prices)])
     assert "write price" not in capsys.readouterr().out
 
 
 def test_a_fit_file_without_its_columns_is_refused(tmp_path, capsys):
-    prices = tmp_path / "run_fig3_2w_qbox_prices.csv"
-    prices.write_text("time_s,osd,busy_outstanding,client,achieved,backlogged\n5.0,0,1.0,client.r,0.5,0.5\n")
-    (tmp_path / "run_fig3_2w_qbox_write_fit.csv").write_text("time_s,osd\n5.0,0\n")
+    prices = prices_beside_fits(tmp_path, "time_s,osd\n5.0,0\n")
     with pytest.raises(SystemExit):
         osd_accounting.main([str(prices)])
     assert "_write_fit.csv' is not a write price fits file" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "qbox/osd_shares.h"
 #include "qbox/validate.h"
 
 namespace erails::qbox {
@@ -14,12 +15,14 @@ struct Pending {
   Access access = Access::random;
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
+  Seconds price = 0;
 };
 
 struct InFlight {
   std::uint32_t client = 0;
   RequestClass request_class;
   std::uint32_t length = 0;
+  RunningOp running;  // osd pricing only
 };
 
 // Records under small integer handles. The last handle freed is the next one given out, so the
@@ -72,6 +75,26 @@ Expected<Classification> parse_classification(const std::string& text) {
   return Error{"classify", "must be 'stream' or 'dispatch', got '" + text + "'"};
 }
 
+Expected<Pricing> parse_pricing(const std::string& text) {
+  if (text == "thesis") return Pricing::thesis;
+  if (text == "osd") return Pricing::osd;
+  return Error{"pricing", "must be 'thesis' or 'osd', got '" + text + "'"};
+}
+
+Status check(const ControllerConfig& config) {
+  if (config.pricing != Pricing::osd) return Ok{};
+  if (config.scheduler != SchedulerKind::qbox) {
+    return Error{"pricing", std::string("'osd' prices qbox's requests; scheduler '") +
+                                to_string(config.scheduler) +
+                                "' prices them by count (give pricing 'thesis')"};
+  }
+  if (config.classification != Classification::stream) {
+    return Error{"pricing", "'osd' charges each request its measured time, so classify must be "
+                            "'stream' (dispatch classes move class estimates it does not use)"};
+  }
+  return Ok{};
+}
+
 struct Controller::Impl {
   struct Client {
     std::string name;
@@ -84,7 +107,27 @@ struct Controller::Impl {
       : config(c),
         backend(b),
         scheduler(scheduler_config(c), start),
-        device_order(c.sequential_gap_bytes) {}
+        device_order(c.sequential_gap_bytes) {
+    if (c.pricing == Pricing::osd) osd.emplace(OsdSharesConfig{}, start);
+  }
+
+  // The OSD's accounts are its table's entries: one per client, its handle as the owner. The
+  // controller learns of clients and shares between requests, without a time; the OSD's clock
+  // takes the latest time it has seen for an earlier one, so 0 stands for "now".
+  void put_table() {
+    constexpr Seconds kLatest = 0;
+    ShareTable table;
+    table.epoch = ++table_epoch;
+    for (std::uint32_t handle = 0; handle < clients.size(); ++handle) {
+      table.clients.push_back(ShareEntry{clients[handle].name, utilizations[handle], {handle}});
+    }
+    osd->set_table(table, kLatest);
+    accounts = osd->snapshot();
+  }
+
+  AccountId account(std::uint32_t client) const {
+    return accounts->account_of(OpClass::client, client);
+  }
 
   Seconds estimate(RequestClass c) const {
     const CostPair& fallback =
@@ -118,6 +161,10 @@ struct Controller::Impl {
   HandleTable<Pending> queued;      // by scheduler handle
   HandleTable<InFlight> in_flight;  // by backend token
   std::vector<BackendCompletion> completions;
+  std::optional<OsdShares> osd;  // Pricing::osd only
+  std::vector<double> utilizations;  // by client handle, for the OSD's table
+  std::uint64_t table_epoch = 0;
+  std::shared_ptr<const ShareSnapshot> accounts;
 };
 
 Controller::Controller(const ControllerConfig& config, Backend& backend, Seconds start)
@@ -139,13 +186,19 @@ Expected<Controller::ClientHandle> Controller::add_client(const std::string& nam
   impl_->clients.push_back(Impl::Client{name, StreamClassifier(impl_->config.sequential_gap_bytes),
                                         ClientWindow{}, 0});
   impl_->by_name.emplace(name, handle);
+  impl_->utilizations.push_back(utilization);
+  if (impl_->osd) impl_->put_table();
   return handle;
 }
 
 Status Controller::set_utilization(ClientHandle client, double utilization) {
   if (auto bad = impl_->unknown(client)) return *bad;
   if (auto bad = check_utilization(utilization)) return *bad;
-  return impl_->scheduler.set_share(client, share_of(utilization));
+  const Status set = impl_->scheduler.set_share(client, share_of(utilization));
+  if (!set) return set;
+  impl_->utilizations[client] = utilization;
+  if (impl_->osd) impl_->put_table();
+  return set;
 }
 
 Status Controller::submit(ClientHandle client, Operation operation, std::uint64_t offset,
@@ -155,8 +208,12 @@ Status Controller::submit(ClientHandle client, Operation operation, std::uint64_
   Impl::Client& state = impl_->clients[client];
   const Access access = state.classifier.classify(offset, length);
   const RequestClass request_class{operation, access};
-  const Seconds cost = impl_->scheduler.price(request_class, impl_->estimate(request_class));
-  const std::uint64_t handle = impl_->queued.add(Pending{client, operation, access, offset, length});
+  const Seconds cost =
+      impl_->osd ? impl_->osd->on_enqueue(impl_->account(client), request_class,
+                                          operation == Operation::write ? length : 0, false, now)
+                 : impl_->scheduler.price(request_class, impl_->estimate(request_class));
+  const std::uint64_t handle =
+      impl_->queued.add(Pending{client, operation, access, offset, length, cost});
   const Status queued = impl_->scheduler.enqueue(client, handle, cost, now);
   if (!queued) {
     impl_->queued.take(handle);
@@ -176,8 +233,14 @@ Expected<std::size_t> Controller::dispatch(Seconds now) {
     RequestClass request_class = predicted;
     const Access at_device = impl.device_order.classify(pending.offset, pending.length);
     if (impl.config.classification == Classification::dispatch) request_class.access = at_device;
+    RunningOp running;
+    if (impl.osd) {
+      running = impl.osd->on_dispatch(impl.account(pending.client), request_class,
+                                      pending.operation == Operation::write ? pending.length : 0,
+                                      pending.price, now);
+    }
     const std::uint64_t token =
-        impl.in_flight.add(InFlight{pending.client, request_class, pending.length});
+        impl.in_flight.add(InFlight{pending.client, request_class, pending.length, running});
     impl.scheduler.on_dispatch(now);
     const Status started = impl.backend.submit(
         BackendRequest{pending.operation, pending.offset, pending.length, token}, now);
@@ -185,6 +248,7 @@ Expected<std::size_t> Controller::dispatch(Seconds now) {
       // Nothing is in flight for it: undo the accounting and report the error as a failed request.
       impl.in_flight.take(token);
       impl.scheduler.on_completion(request_class, now);
+      if (impl.osd) impl.osd->on_completion(running, now);
       Impl::Client& state = impl.clients[pending.client];
       --state.outstanding;
       ++state.window.errors;
@@ -206,6 +270,13 @@ std::size_t Controller::reap(Seconds now) {
   for (const BackendCompletion& done : completions) {
     const InFlight entry = impl_->in_flight.take(done.token);
     impl_->scheduler.on_completion(entry.request_class, done.completed_at);
+    Seconds charged = 0;
+    if (impl_->osd) {
+      charged = impl_->osd->on_completion(entry.running, done.completed_at);
+      impl_->scheduler.charge(entry.client, charged - entry.running.estimate);
+    } else {
+      charged = impl_->estimate(entry.request_class);
+    }
     Impl::Client& state = impl_->clients[entry.client];
     --state.outstanding;
     if (done.result < 0) {
@@ -214,7 +285,7 @@ std::size_t Controller::reap(Seconds now) {
     }
     ++state.window.completions;
     state.window.bytes += static_cast<std::uint64_t>(done.result);
-    state.window.estimated_time += impl_->estimate(entry.request_class);
+    state.window.estimated_time += charged;
     if (done.service_time) state.window.service_time += *done.service_time;
   }
   impl_->scheduler.advance(now);
@@ -230,6 +301,11 @@ std::size_t Controller::outstanding(ClientHandle client) const {
 }
 
 const CostEstimator& Controller::estimator() const { return *impl_->scheduler.estimator(); }
+
+std::optional<WritePrice> Controller::write_price() const {
+  if (!impl_->osd) return std::nullopt;
+  return impl_->osd->write_price();
+}
 
 std::optional<Seconds> Controller::next_ready() const {
   const Seconds t = impl_->scheduler.next_ready();

@@ -1,8 +1,9 @@
 #pragma once
 // The QBox controller (thesis fig. 3.3): clients' requests enter per-client queues, the scheduler
 // picks what goes to the black box next, and completions flow back into the cost estimator, whose
-// estimates price the next requests. The scheduler is any of scheduler.h's; mclock gets weight u
-// and no reservations or limits.
+// estimates price the next requests (or, with Pricing::osd, into the OSD's accounting, which
+// charges each completed request and moves its client's deadlines by the difference). The
+// scheduler is any of scheduler.h's; mclock gets weight u and no reservations or limits.
 //
 // Single-threaded; `now` is always passed in. The controller owns no clock and no backend.
 
@@ -17,6 +18,7 @@
 #include "qbox/cost_estimator.h"
 #include "qbox/scheduler.h"
 #include "qbox/stream_classifier.h"
+#include "qbox/write_pricer.h"
 
 namespace erails::qbox {
 
@@ -34,6 +36,20 @@ enum class Classification {
 // Parses "stream" or "dispatch"; the error names field `classify`.
 Expected<Classification> parse_classification(const std::string& text);
 
+// What qbox charges a request.
+enum class Pricing {
+  // The thesis' estimator (cost_estimator.h, §3.3): each request class has a cost, fitted from
+  // the windows' completions; a request costs its class's estimate.
+  thesis,
+  // The accounting QBox does inside ceph-osd (osd_shares.h): a read costs its measured share of
+  // the time requests ran, a write the device time the write pricer infers from what the reads
+  // leave. Runs the OSD's pricing in front of a device model, where every device second is known.
+  osd,
+};
+
+// Parses "thesis" or "osd"; the error names field `pricing`.
+Expected<Pricing> parse_pricing(const std::string& text);
+
 struct ControllerConfig {
   SchedulerKind scheduler = SchedulerKind::qbox;
   std::size_t max_in_flight = 32;  // dispatch depth (thesis 3.4.1 bounds it, e.g. 200)
@@ -48,13 +64,20 @@ struct ControllerConfig {
   // break a sequential run for a request due only slightly sooner; 0 = strict EDF.
   Seconds sequential_slack = 0;
   double probe = 0.3;  // alternating price perturbation of sequential requests (qbox only); 0 = off
+  Pricing pricing = Pricing::thesis;
 };
+
+// Errors: a combination the controller cannot run (osd pricing is qbox's, and prices by measured
+// time, so it takes neither a throughput baseline nor dispatch classes).
+Status check(const ControllerConfig& config);
 
 // What one client got over a reporting window.
 struct ClientWindow {
   std::uint64_t completions = 0;
   std::uint64_t bytes = 0;
-  Seconds estimated_time = 0;  // sum of the current estimate of each completed request's cost
+  // Thesis pricing: the sum of the current estimate of each completed request's cost; osd
+  // pricing: what each completed request was charged.
+  Seconds estimated_time = 0;
   Seconds service_time = 0;    // sum of backend-reported service times (simulated devices only)
   std::uint64_t errors = 0;
 };
@@ -85,6 +108,8 @@ class Controller {
   // Requests of `client` queued or in flight (closed-loop drivers keep this at their depth).
   std::size_t outstanding(ClientHandle client) const;
   const CostEstimator& estimator() const;
+  // What a write costs under Pricing::osd; nothing under the thesis' pricing.
+  std::optional<WritePrice> write_price() const;
   std::optional<Seconds> next_ready() const;
 
   // Per-client totals since the previous call, then reset.

@@ -211,6 +211,11 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   return charged;
 }
 
+WritePrice OsdShares::write_price() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return writes_.price();
+}
+
 void OsdShares::on_held() {
   std::lock_guard<std::mutex> lock(mutex_);
   ++holds_;

@@ -38,8 +38,9 @@ const char* const kUsage =
     "usage: qbox-bench --backend file|sim-hdd|sim-ssd|rados --client SPEC [--client SPEC ...]\n"
     "  [--scheduler qbox|fifo|mclock] [--duration S] [--window S] [--depth N] [--seed N]\n"
     "  [--classify stream|dispatch] [--sequential-slack S] [--estimator-window S]\n"
+    "  [--pricing thesis|osd]\n"
     "  file:   --path PATH [--file-size BYTES]\n"
-    "  sim-*:  [--device-size BYTES] [--ncq N]\n"
+    "  sim-*:  [--device-size BYTES] [--ncq N] [--time-scale X]\n"
     "  rados:  --pool NAME [--conf PATH] [--object-size BYTES] [--objects N]\n"
     "SPEC: name=A,pattern=sequential|random|semi|trace,util=0.5[:0],op=read|write,size=4096,\n"
     "      loop=closed|open,depth=8,rate=R,semi=25/475,trace=PATH,region=BYTES,start=BYTES\n";
@@ -57,6 +58,7 @@ struct BackendOptions {
   double file_size = 1 << 30;
   double device_size = 0;
   double ncq = 1;
+  double time_scale = 1;
   std::string pool;
   std::string conf;
   double object_size = 4 << 20;
@@ -87,9 +89,13 @@ erails::Expected<OpenedBackend> open_backend(const BackendOptions& options, unsi
     return opened(qbox::FileBackend::open(file), false);
   }
   if (options.name == "sim-hdd") {
-    return opened(qbox::SimBackend::hdd(static_cast<int>(options.ncq), options.device_size), true);
+    return opened(qbox::SimBackend::hdd(static_cast<int>(options.ncq), options.device_size,
+                                        options.time_scale),
+                  true);
   }
-  if (options.name == "sim-ssd") return opened(qbox::SimBackend::ssd(options.device_size), true);
+  if (options.name == "sim-ssd") {
+    return opened(qbox::SimBackend::ssd(options.device_size, options.time_scale), true);
+  }
 #ifdef QBOX_WITH_RADOS
   if (options.name == "rados") {
     qbox::RadosBackendConfig rados;
@@ -138,6 +144,10 @@ int main(int argc, char** argv) {
       config.report_every = x;
     } else if (flag == "--depth" && number(value, &x) && x >= 1 && x <= 1024) {
       config.controller.max_in_flight = static_cast<std::size_t>(x);
+    } else if (flag == "--pricing") {
+      auto pricing = qbox::parse_pricing(value);
+      if (!pricing) return fail(pricing.error().to_string());
+      config.controller.pricing = pricing.value();
     } else if (flag == "--classify") {
       auto classification = qbox::parse_classification(value);
       if (!classification) return fail(classification.error().to_string());
@@ -156,6 +166,8 @@ int main(int argc, char** argv) {
       options.device_size = x;
     } else if (flag == "--ncq" && number(value, &x) && x >= 1 && x <= 256) {
       options.ncq = x;
+    } else if (flag == "--time-scale" && number(value, &x) && x > 0 && x <= 1000) {
+      options.time_scale = x;
     } else if (flag == "--pool") {
       options.pool = value;
     } else if (flag == "--conf") {
@@ -166,7 +178,8 @@ int main(int argc, char** argv) {
       options.objects = x;
     } else {
       return fail("bad flag or value: " + flag + " " + value + " (durations in (0, 3600] s, "
-                  "depth 1..1024, sizes > 0, ncq 1..256, sequential slack [0, 10] s, "
+                  "depth 1..1024, sizes > 0, ncq 1..256, time scale (0, 1000], "
+                  "sequential slack [0, 10] s, "
                   "estimator window (0, 60] s)\n" + kUsage);
     }
   }

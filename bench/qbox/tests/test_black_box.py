@@ -11,7 +11,8 @@ import black_box
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 FIELDS = ("time_s,scheduler,client,target_util,completions,iops,mib_per_s,estimated_util,device_util,"
-          "device_share,errors,est_read_seq_s,est_read_rand_s,est_write_seq_s,est_write_rand_s").split(",")
+          "device_share,errors,est_read_seq_s,est_read_rand_s,est_write_seq_s,est_write_rand_s,"
+          "write_per_op_s,write_per_mib_s").split(",")
 
 
 def row(t, client, target, iops, estimated=0.0):

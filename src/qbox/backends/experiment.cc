@@ -41,7 +41,7 @@ std::string cost_text(const std::optional<Seconds>& cost) {
 std::string csv_header() {
   return "time_s,scheduler,client,target_util,completions,iops,mib_per_s,estimated_util,"
          "device_util,device_share,errors,est_read_seq_s,est_read_rand_s,est_write_seq_s,"
-         "est_write_rand_s";
+         "est_write_rand_s,write_per_op_s,write_per_mib_s";
 }
 
 std::string csv_row(const WindowRow& row, const char* scheduler) {
@@ -55,8 +55,11 @@ std::string csv_row(const WindowRow& row, const char* scheduler) {
                 simulated ? std::to_string(row.stats.service_time / w).c_str() : "",
                 simulated ? std::to_string(row.stats.service_time / row.total_service_time).c_str() : "",
                 static_cast<unsigned long long>(row.stats.errors));
+  const auto& price = row.write_price;
   return std::string(buffer) + cost_text(row.costs[0]) + "," + cost_text(row.costs[1]) + "," +
-         cost_text(row.costs[2]) + "," + cost_text(row.costs[3]);
+         cost_text(row.costs[2]) + "," + cost_text(row.costs[3]) + "," +
+         cost_text(price ? std::optional<Seconds>(price->per_op) : std::nullopt) + "," +
+         cost_text(price ? std::optional<Seconds>(price->per_byte * (1 << 20)) : std::nullopt);
 }
 
 Expected<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
@@ -68,6 +71,7 @@ Expected<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
     return Error{"device_bytes", "must be a multiple of 4096 and at least 1 MiB"};
   }
   if (config.clients.empty()) return Error{"client", "give at least one client stream"};
+  if (const Status runnable = check(config.controller); !runnable) return runnable.error();
   const bool simulated = !clock;
 
   Controller controller(config.controller, backend, 0);
@@ -145,6 +149,7 @@ Expected<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
             row.costs[class_index(c)] = controller.estimator().cost(c);
           }
         }
+        row.write_price = controller.write_price();
         if (row.window > 0) on_row(row);
         // Targets move in steps of one report window (thesis 3.4.3 changes them online).
         s.target = target_at(s.spec, stop, config.duration);

@@ -37,6 +37,7 @@ struct WindowRow {
   Seconds window = 0;                // length of the window
   Seconds total_service_time = 0;    // all clients' service time in the window (simulated only)
   std::array<std::optional<Seconds>, 4> costs;  // estimator: read seq, read rand, write seq, write rand
+  std::optional<WritePrice> write_price;  // osd pricing only
 };
 
 // Errors: bad config fields (named), unreadable traces, backend errors.

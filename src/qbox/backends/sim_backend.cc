@@ -10,9 +10,11 @@ namespace erails::qbox {
 SimBackend::SimBackend(std::unique_ptr<erails::devices::Device> device, int units, std::uint64_t capacity)
     : device_(std::move(device)), unit_free_(static_cast<std::size_t>(units), 0.0), capacity_(capacity) {}
 
-Expected<std::unique_ptr<SimBackend>> SimBackend::hdd(int ncq, double capacity_bytes) {
+Expected<std::unique_ptr<SimBackend>> SimBackend::hdd(int ncq, double capacity_bytes,
+                                                     double time_scale) {
   erails::devices::HddParams params;
   params.ncq_depth = ncq;
+  params.time_scale = time_scale;
   if (capacity_bytes > 0) params.capacity_bytes = capacity_bytes;
   if (const Status valid = erails::devices::validate(params); !valid.ok()) {
     return Error{"hdd", valid.error().message};
@@ -22,8 +24,9 @@ Expected<std::unique_ptr<SimBackend>> SimBackend::hdd(int ncq, double capacity_b
       new SimBackend(std::make_unique<erails::devices::HddModel>(params), 1, capacity));
 }
 
-Expected<std::unique_ptr<SimBackend>> SimBackend::ssd(double capacity_bytes) {
+Expected<std::unique_ptr<SimBackend>> SimBackend::ssd(double capacity_bytes, double time_scale) {
   erails::devices::SsdParams params;
+  params.time_scale = time_scale;
   if (capacity_bytes > 0) params.capacity_bytes = capacity_bytes;
   if (const Status valid = erails::devices::validate(params); !valid.ok()) {
     return Error{"ssd", valid.error().message};

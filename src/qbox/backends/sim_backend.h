@@ -20,10 +20,12 @@ namespace erails::qbox {
 class SimBackend final : public Backend {
  public:
   // The HDD model with its default parameters (src/devices/hdd.h), NCQ depth `ncq` (1..256),
-  // capacity `capacity_bytes` (0 = the model's default). Errors name the parameter.
-  static Expected<std::unique_ptr<SimBackend>> hdd(int ncq, double capacity_bytes);
-  // The SSD model with its default parameters, and `capacity_bytes` (0 = default).
-  static Expected<std::unique_ptr<SimBackend>> ssd(double capacity_bytes);
+  // capacity `capacity_bytes` (0 = the model's default), every duration `time_scale` times the
+  // model's (as the OSD benchmarks' emulated devices run it). Errors name the parameter.
+  static Expected<std::unique_ptr<SimBackend>> hdd(int ncq, double capacity_bytes,
+                                                   double time_scale = 1);
+  // The SSD model with its default parameters, `capacity_bytes` (0 = default) and `time_scale`.
+  static Expected<std::unique_ptr<SimBackend>> ssd(double capacity_bytes, double time_scale = 1);
 
   Status submit(const BackendRequest& request, Seconds now) override;
   void collect(Seconds now, std::vector<BackendCompletion>& out) override;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Reproduces QBox figures 3.2, 3.15/3.16 and 3.17 on the simulated HDD and SSD of src/sim (a few
-# seconds; file.sh and rados.sh run them on real devices). Writes CSVs, summaries and PNGs to OUT.
+# Reproduces QBox figures 3.2, 3.15/3.16 and 3.17 on the simulated HDD and SSD of src/sim, and
+# runs the mixes of the OSD benchmark with the OSD's pricing beside the thesis' (a few seconds;
+# file.sh and rados.sh run the figures on real devices). Writes CSVs, summaries and PNGs to OUT.
 #
 # usage: bench/qbox/reproduce.sh BUILD_DIR OUT_DIR
 #   BUILD_DIR: a tree configured with -DERAILS_WITH_SIM=ON (qbox-bench with sim-hdd/sim-ssd)
@@ -44,19 +45,47 @@ for sched in qbox fifo; do
     --client name=R,pattern=random,size=65536,util=0.7,depth=64
 done
 
-# Fig. 3.2 with writers, on the simulated SSD: the mixes the OSD benchmark runs (osd_shares.py
-# 3.2 and 3.2w) in front of one simulated drive: a 128 KiB sequential reader, a 1 MiB sequential
-# writer, a 4 KiB random writer and a 4 KiB random reader; then the write-heavy 0.2/0.2/0.6.
-for sched in qbox fifo; do
-  run fig3_2_writers_ssd_$sched --backend sim-ssd --scheduler $sched --duration 40 --window 2 --depth 32 \
-    --client name=SR,pattern=sequential,size=131072,util=0.1,depth=16 \
-    --client name=SW,pattern=sequential,op=write,size=1048576,util=0.1,depth=16 \
-    --client name=RW,pattern=random,op=write,size=4096,util=0.1,depth=16 \
-    --client name=RR,pattern=random,size=4096,util=0.5,depth=16
-  run fig3_2w_ssd_$sched --backend sim-ssd --scheduler $sched --duration 40 --window 2 --depth 32 \
-    --client name=RW,pattern=random,op=write,size=4096,util=0.2,depth=16 \
-    --client name=SW,pattern=sequential,op=write,size=1048576,util=0.2,depth=16 \
-    --client name=RR,pattern=random,size=4096,util=0.6,depth=16
+# Figs. 3.2 and 3.2w with their writers: the mixes osd_shares.py runs inside ceph-osd, in front of
+# the device models it emulates there, at the same time scales (its --device ssd --time-scale 10
+# and --device hdd). Three ways to share: QBox pricing with the thesis' estimator (qbox), QBox
+# pricing as it does inside the OSD (qbox_osd: a read costs its measured time, a write what the
+# write pricer infers, src/qbox/osd_shares.h), and fifo. Each client keeps 16 requests
+# outstanding, as there. At dispatch depth 8 every client's backlog waits in QBox's queue (thesis
+# §3.4.1); at depth 32 (the *_depth32 runs) a client's 16 can all be at the device at once, as a
+# write is in the OSD once its thread has submitted it. Black-box shares (a client's IOPS / its
+# IOPS alone, as osd_shares.py measures them) need each client alone on a fresh device.
+ssd_x10=(--backend sim-ssd --time-scale 10)
+hdd_x2=(--backend sim-hdd --ncq 32 --device-size 2e12 --time-scale 2)
+declare -A client_spec=(
+  [SR]=pattern=sequential,size=131072
+  [SW]=pattern=sequential,op=write,size=1048576
+  [RW]=pattern=random,op=write,size=4096
+  [RR]=pattern=random,size=4096
+)
+declare -A osd_mix=([fig3_2_writers]="SR:0.125 SW:0.125 RW:0.125 RR:0.625" [fig3_2w]="RW:0.2 SW:0.2 RR:0.6")
+side_by_side() {  # figure, device (ssd|hdd), dispatch depth, then the device's qbox-bench arguments
+  local fig=$1 device=$2 depth=$3; shift 3
+  local name=${fig}_${device}; ((depth == 8)) || name+=_depth$depth
+  local clients=() alone=() entry client
+  for entry in ${osd_mix[$fig]}; do
+    client=${entry%%:*}
+    clients+=(--client "name=$client,${client_spec[$client]},util=${entry#*:},depth=16")
+    run "${name}_alone_$client" "$@" --scheduler fifo --duration 40 --window 2 --depth "$depth" \
+      --client "name=$client,${client_spec[$client]},util=1,depth=16"
+    alone+=(--alone "$out/${name}_alone_$client.csv")
+  done
+  run "${name}_qbox" "$@" --scheduler qbox --duration 40 --window 2 --depth "$depth" "${clients[@]}"
+  run "${name}_qbox_osd" "$@" --scheduler qbox --pricing osd --duration 40 --window 2 \
+    --depth "$depth" "${clients[@]}"
+  run "${name}_fifo" "$@" --scheduler fifo --duration 40 --window 2 --depth "$depth" "${clients[@]}"
+  $py "$here/summarize.py" --skip 4 "${alone[@]}" --png "$out/$name.png" "$out/${name}_qbox.csv" \
+    "$out/${name}_qbox_osd.csv" "$out/${name}_fifo.csv" > "$out/$name.summary.csv"
+}
+for fig in fig3_2_writers fig3_2w; do
+  for depth in 8 32; do
+    side_by_side $fig ssd $depth "${ssd_x10[@]}"
+    side_by_side $fig hdd $depth "${hdd_x2[@]}"
+  done
 done
 
 # Fig. 3.15: sequential A ramps 50%->0, sequential B 0->50%, random C fixed at 50%; NCQ 1 and 32.
@@ -85,7 +114,7 @@ for sched in qbox fifo; do
     --client name=C,pattern=random,size=8192,util=0.5,depth=64
 done
 
-for fig in fig3_2_hdd fig3_2_ssd fig3_2_writers_ssd fig3_2w_ssd fig3_15_hdd_ncq1 fig3_15_hdd_ncq32 fig3_16_hdd_ncq1 fig3_16_hdd_ncq32 fig3_17_hdd; do
+for fig in fig3_2_hdd fig3_2_ssd fig3_15_hdd_ncq1 fig3_15_hdd_ncq32 fig3_16_hdd_ncq1 fig3_16_hdd_ncq32 fig3_17_hdd; do
   $py "$here/summarize.py" --skip 4 --png "$out/$fig.png" "$out/${fig}"_*.csv > "$out/$fig.summary.csv"
 done
 

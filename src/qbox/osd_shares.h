@@ -144,6 +144,7 @@ class OsdShares {
 
   // `qbox status` as specified in doc/dev/qbox-in-osd.md.
   std::string status_json(const StatusHeader& header, Seconds now);
+  // The price writes are charged now (`qbox status`'s write_price, without its observations).
   WritePrice write_price() const;
 
  private:

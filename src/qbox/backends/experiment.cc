@@ -135,6 +135,7 @@ Expected<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
       const std::vector<ClientWindow> windows = controller.take_window();
       Seconds total_service = 0;
       for (const ClientWindow& w : windows) total_service += w.service_time;
+      const std::optional<WritePrice> write_price = controller.write_price();
       for (Stream& s : streams) {
         WindowRow row;
         row.end = stop;
@@ -149,7 +150,7 @@ Expected<Ok> run_experiment(const ExperimentConfig& config, Backend& backend,
             row.costs[class_index(c)] = controller.estimator().cost(c);
           }
         }
-        row.write_price = controller.write_price();
+        row.write_price = write_price;
         if (row.window > 0) on_row(row);
         // Targets move in steps of one report window (thesis 3.4.3 changes them online).
         s.target = target_at(s.spec, stop, config.duration);

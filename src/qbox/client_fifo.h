@@ -33,6 +33,8 @@ class ClientFifo {
   // Preconditions for front/pop: !empty().
   T& front() { return slots_[head_]; }
   const T& front() const { return slots_[head_]; }
+  // The k-th entry from the front. Precondition: k < size().
+  T& at(std::size_t k) { return slots_[(head_ + k) & (slots_.size() - 1)]; }
   T pop() {
     T value = std::move(slots_[head_]);
     head_ = (head_ + 1) & (slots_.size() - 1);

@@ -46,6 +46,7 @@ class HandleTable {
     return records_[handle];
   }
   const Record& operator[](std::uint64_t handle) const { return records_[handle]; }
+  Record& operator[](std::uint64_t handle) { return records_[handle]; }
 
  private:
   std::vector<Record> records_;
@@ -140,7 +141,30 @@ struct Controller::Impl {
     return Error{"client", "unknown client handle " + std::to_string(client)};
   }
 
+  // After a write fit, as the OSD's shard queue does (shard_queue.h): queued writes at the new
+  // price, and each client's deadlines by what its recent writes were charged too little or too
+  // much.
+  void reprice_writes() {
+    write_fits_seen = osd->write_fits();
+    const WritePrice price = osd->write_price();
+    const auto recost = [this, &price](std::uint64_t handle) -> std::optional<Seconds> {
+      Pending& pending = queued[handle];
+      if (pending.operation != Operation::write) return std::nullopt;
+      pending.price = price.of(pending.length);
+      return pending.price;
+    };
+    const auto adjustments = osd->take_write_adjustments();
+    for (std::uint32_t client = 0; client < clients.size(); ++client) {
+      Seconds extra = 0;
+      for (const auto& [adjusted, seconds] : adjustments) {
+        if (adjusted == account(client)) extra = seconds;
+      }
+      scheduler.reprice(client, extra, recost);
+    }
+  }
+
   std::optional<std::uint64_t> dequeue(Seconds now) {
+    if (osd && osd->write_fits() != write_fits_seen) reprice_writes();
     // The fifo baseline shares qbox's queue; slack is part of qbox only.
     if (config.scheduler == SchedulerKind::qbox && config.sequential_slack > 0 && last_client) {
       const auto head = scheduler.head(*last_client);
@@ -165,6 +189,7 @@ struct Controller::Impl {
   std::vector<double> utilizations;  // by client handle, for the OSD's table
   std::uint64_t table_epoch = 0;
   std::shared_ptr<const ShareSnapshot> accounts;
+  std::uint64_t write_fits_seen = 0;
 };
 
 Controller::Controller(const ControllerConfig& config, Backend& backend, Seconds start)

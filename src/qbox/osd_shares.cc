@@ -187,8 +187,7 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   const bool write = op.request_class.operation == Operation::write;
   Seconds charged;
   if (write) {
-    writes_.on_write(op.bytes);
-    charged = writes_.price().of(op.bytes);
+    charged = writes_.on_write(op.account, op.bytes);
   } else {
     writes_.on_read(op.account, measured);
     const std::optional<Seconds> clean = clean_read_price(op.account);
@@ -216,6 +215,11 @@ WritePrice OsdShares::write_price() const {
   return writes_.price();
 }
 
+std::vector<std::pair<AccountId, Seconds>> OsdShares::take_write_adjustments() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return writes_.take_adjustments();
+}
+
 void OsdShares::on_held() {
   std::lock_guard<std::mutex> lock(mutex_);
   ++holds_;
@@ -233,6 +237,7 @@ void OsdShares::accumulate_busy(Seconds now) {
   }
   busy_since_ = now;
   writes_.advance(now, busy_outstanding_total_);
+  write_fits_.store(writes_.fits(), std::memory_order_release);
 }
 
 void OsdShares::advance(Seconds now) {

@@ -146,6 +146,12 @@ class OsdShares {
   std::string status_json(const StatusHeader& header, Seconds now);
   // The price writes are charged now (`qbox status`'s write_price, without its observations).
   WritePrice write_price() const;
+  // Changes with each write fit, after which a shard re-prices its queue: the queued writes at
+  // write_price(), and each account's deadlines by what its recent writes were charged too little
+  // or too much (write_pricer.h). Read without the mutex, like generation().
+  std::uint64_t write_fits() const { return write_fits_.load(std::memory_order_acquire); }
+  // Those adjustments, per account; each is given once, to whichever shard asks first.
+  std::vector<std::pair<AccountId, Seconds>> take_write_adjustments();
 
  private:
   struct Account {
@@ -177,6 +183,7 @@ class OsdShares {
   OsdSharesConfig config_;
   mutable std::mutex mutex_;
   std::atomic<std::uint64_t> generation_{0};
+  std::atomic<std::uint64_t> write_fits_{0};
   std::uint64_t epoch_ = 0;
   std::shared_ptr<const ShareSnapshot> snapshot_;
   std::vector<Account> accounts_;

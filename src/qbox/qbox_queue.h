@@ -72,6 +72,16 @@ class QBoxQueue {
   // Errors: unknown client; `extra` not finite.
   Status charge(const ClientId& id, Seconds extra);
 
+  // A new price for what `id` was charged and what it has queued (a write fit: osd_shares.h).
+  // `extra` corrects charges made before its queued requests were tagged, so it moves the
+  // accumulated deadline and every queued deadline by extra / u (negative: a refund). Then the
+  // queued requests are tagged again, in order from where the first one's interval began, with
+  // the cost recost(request&) returns (std::optional<Seconds>; nothing keeps a request's tag), and
+  // the accumulated deadline moves with the last of them. Errors: unknown client; `extra` not
+  // finite.
+  template <class Recost>
+  Status reprice(const ClientId& id, Seconds extra, Recost&& recost);
+
   // Puts back a request that was dequeued but could not run (an OSD requeues ops it cannot process
   // yet): it goes to the head of its client's FIFO with the head's deadline (or the frontier if the
   // FIFO is empty) and is not charged again — its cost was charged when first enqueued. The
@@ -190,6 +200,33 @@ Status QBoxQueue<ClientId, Request, Hash>::charge(const ClientId& id, Seconds ex
   if (!slot) return slot.error();
   Client& client = clients_[slot.value()];
   client.accumulated += extra / client.utilization;
+  return Ok{};
+}
+
+template <class ClientId, class Request, class Hash>
+template <class Recost>
+Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Seconds extra,
+                                                   Recost&& recost) {
+  if (!std::isfinite(extra)) return Error{"cost", "extra charge must be finite seconds"};
+  const auto slot = clients_.find(id);
+  if (!slot) return slot.error();
+  Client& client = clients_[slot.value()];
+  const Seconds moved = extra / client.utilization;
+  client.accumulated += moved;
+  if (client.fifo.empty()) return Ok{};
+  const std::size_t queued = client.fifo.size();
+  const Seconds last = client.fifo.at(queued - 1).tag.absolute + moved;
+  Seconds start = client.fifo.front().tag.absolute - client.fifo.front().tag.relative + moved;
+  for (std::size_t k = 0; k < queued; ++k) {
+    Entry& entry = client.fifo.at(k);
+    const std::optional<Seconds> cost = recost(entry.request);
+    const Seconds relative = cost && !check_cost(*cost) ? *cost / client.utilization
+                                                        : entry.tag.relative;
+    entry.tag = DeadlineTag{relative, start + relative};
+    start = entry.tag.absolute;
+  }
+  client.accumulated += start - last;
+  heads_.update(slot.value(), client.fifo.front().tag.absolute);
   return Ok{};
 }
 

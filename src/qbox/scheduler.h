@@ -74,6 +74,11 @@ class Scheduler {
   // A dispatched request turned out to cost `extra` more device time than it was priced at: qbox
   // moves the client's deadlines by it; fifo and mclock price requests, not time, and ignore it.
   void charge(ClientId client, Seconds extra);
+  // qbox: QBoxQueue::reprice; fifo and mclock price requests, not time, and ignore it.
+  template <class Recost>
+  void reprice(ClientId client, Seconds extra, Recost&& recost) {
+    if (kind_ == SchedulerKind::qbox) std::get<QBox>(queue_).reprice(client, extra, recost);
+  }
 
   // The dequeued request reached the device.
   void on_dispatch(Seconds now);

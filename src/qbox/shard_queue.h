@@ -22,6 +22,11 @@
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.
 //
+// After a write fit (OsdShares::write_fits) the queue re-prices itself at its next dequeue: its
+// queued writes are tagged again at the new price, and each account's deadlines move by what its
+// recent writes were charged too little or too much. That correction goes to the first shard that
+// asks; with several shards an account's ops queued in the others keep their deadlines.
+//
 // Not thread-safe, like the OSD's own schedulers: the shard calls under its shard lock.
 
 #include <algorithm>
@@ -74,6 +79,7 @@ class ShardQueue {
   // caller waits until held_until() if told to; if not, no write is held for it.
   std::optional<Dispatched> dequeue(Seconds now, bool may_hold = true) {
     end_hold(now);
+    if (shares_.write_fits() != write_fits_seen_) reprice_writes();
     if (!immediate_.empty()) {
       Queued next = std::move(immediate_.front());
       immediate_.pop_front();
@@ -187,6 +193,27 @@ class ShardQueue {
     return hold;
   }
 
+  void reprice_writes() {
+    write_fits_seen_ = shares_.write_fits();
+    const WritePrice price = shares_.write_price();
+    const auto recost = [&price](Queued& queued) -> std::optional<Seconds> {
+      // A requeued op (cost 0) was charged when first queued, and is not tagged again.
+      if (queued.request_class.operation != Operation::write || queued.cost == 0) {
+        return std::nullopt;
+      }
+      queued.cost = price.of(queued.bytes);
+      return queued.cost;
+    };
+    const auto adjustments = shares_.take_write_adjustments();
+    for (const auto& [account, utilization] : snapshot_->utilizations) {
+      Seconds extra = 0;
+      for (const auto& [adjusted, seconds] : adjustments) {
+        if (adjusted == account) extra = seconds;
+      }
+      qbox_.reprice(account, extra, recost);
+    }
+  }
+
   void refresh() {
     snapshot_ = shares_.snapshot();
     for (const auto& [account, utilization] : snapshot_->utilizations) {
@@ -226,6 +253,7 @@ class ShardQueue {
   QBoxQueue<AccountId, Queued> qbox_;
   std::unordered_map<AccountId, Reader> readers_;  // a handful: the accounts that read here
   std::optional<Hold> hold_;  // while a write is held (dequeue() returned nothing)
+  std::uint64_t write_fits_seen_ = 0;
 };
 
 }  // namespace erails::qbox

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace erails::qbox {
 
@@ -17,9 +18,23 @@ void WritePricer::on_read(std::uint32_t account, Seconds price) {
   r.sum += price;
 }
 
-void WritePricer::on_write(std::uint64_t bytes) {
+Seconds WritePricer::on_write(std::uint32_t account, std::uint64_t bytes) {
   ++write_ops_;
   write_bytes_ += bytes;
+  const Seconds charge = price_.of(bytes);
+  Billed& billed = writers_[account].current;
+  billed.ops += 1;
+  billed.bytes += static_cast<double>(bytes);
+  billed.charged += charge;
+  return charge;
+}
+
+std::vector<std::pair<std::uint32_t, Seconds>> WritePricer::take_adjustments() {
+  std::vector<std::pair<std::uint32_t, Seconds>> taken;
+  for (auto& [account, bills] : writers_) {
+    if (bills.adjustment != 0) taken.emplace_back(account, std::exchange(bills.adjustment, 0));
+  }
+  return taken;
 }
 
 std::optional<Seconds> WritePricer::clean_read(std::uint32_t account) const {
@@ -79,6 +94,15 @@ void WritePricer::close_window(Seconds busy) {
 
 void WritePricer::close_long_window() {
   shorts_in_long_ = 0;
+  for (auto& [account, bills] : writers_) {
+    if (bills.recent.size() < config_.long_history) {
+      bills.recent.push_back(bills.current);
+    } else {
+      bills.recent[bills.next] = bills.current;
+      bills.next = (bills.next + 1) % config_.long_history;
+    }
+    bills.current = {};
+  }
   WriteObservation done = current_long_;
   current_long_ = {};
   if (done.ops == 0) return;
@@ -90,6 +114,17 @@ void WritePricer::close_long_window() {
     history_next_ = (history_next_ + 1) % config_.long_history;
   }
   fit();
+  reprice_recent_writes();
+}
+
+void WritePricer::reprice_recent_writes() {
+  for (auto& [account, bills] : writers_) {
+    for (Billed& billed : bills.recent) {
+      const Seconds now_priced = price_.per_op * billed.ops + price_.per_byte * billed.bytes;
+      bills.adjustment += now_priced - billed.charged;
+      billed.charged = now_priced;
+    }
+  }
 }
 
 std::vector<WriteObservation> WritePricer::observations() const {

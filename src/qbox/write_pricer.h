@@ -19,12 +19,23 @@
 // Until the first fit, writes cost the prior: deliberately dear, so that readers run clean while
 // the first envelope is taken (an underpriced writer would inflate every read and hide itself).
 //
+// A write is charged the price in force when its thread comes back, but the fit that explains its
+// window comes later. So each fit also re-prices the writes of the last `long_history` long
+// windows (those the fit was made from, when each of them had writes), per account: the
+// difference to what they were charged is the account's adjustment, which the shards apply to its
+// deadlines (QBoxQueue::reprice) along with the new price of its queued writes. Without it a price
+// that was wrong for a few seconds stays in a writer's deadlines: on the simulated disk the first
+// per-byte fits priced a MiB at 1.22 s, the 1 MiB writer was charged and tagged that for the
+// writes of those seconds, and it got 0.006 of its rate for the 30 s after, while the later fits
+// priced it right (bench/qbox/README.md, "Re-pricing the writes a fit explains").
+//
 // Not thread-safe: OsdShares calls it under its mutex.
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "qbox/seconds.h"
@@ -79,8 +90,14 @@ class WritePricer {
 
   // A read of `account` completed, having measured `price` (its share of the time ops ran).
   void on_read(std::uint32_t account, Seconds price);
-  // A client write of `bytes` was submitted (its thread came back).
-  void on_write(std::uint64_t bytes);
+  // A client write of `bytes` by `account` was submitted (its thread came back). Returns what it
+  // is charged now: the price in force.
+  Seconds on_write(std::uint32_t account, std::uint64_t bytes);
+  // Per account, what its writes of the recent long windows were charged too little (negative:
+  // too much) against the prices fitted since; each adjustment is given once.
+  std::vector<std::pair<std::uint32_t, Seconds>> take_adjustments();
+  // How many fits there have been: the price and the adjustments change only with it.
+  std::uint64_t fits() const { return observed_; }
   // Writes were held `held` seconds for a reader (shard_queue.h) while the device had nothing to
   // do: not the writes' time, though the OSD had ops outstanding.
   void on_idle_hold(Seconds held) { idle_held_ += held; }
@@ -103,9 +120,23 @@ class WritePricer {
     std::size_t next = 0;
   };
 
+  // An account's writes in one long window, and what they were charged.
+  struct Billed {
+    double ops = 0;
+    double bytes = 0;
+    Seconds charged = 0;
+  };
+  struct WriterBills {
+    Billed current;               // the open long window
+    std::vector<Billed> recent;   // ring of the last long_history closed ones
+    std::size_t next = 0;
+    Seconds adjustment = 0;       // not yet taken
+  };
+
   void close_window(Seconds busy);
   void close_long_window();
   void fit();
+  void reprice_recent_writes();
 
   WritePricerConfig config_;
   std::unordered_map<std::uint32_t, ReadWindows> reads_;
@@ -122,6 +153,7 @@ class WritePricer {
   std::vector<WriteObservation> history_;  // ring of the last long_history long windows
   std::size_t history_next_ = 0;
   WritePrice price_;
+  std::unordered_map<std::uint32_t, WriterBills> writers_;
 };
 
 }  // namespace erails::qbox

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace erails::qbox {
@@ -149,6 +150,44 @@ TEST(QBoxQueue, ChargeMovesTheClientsLaterDeadlines) {
   EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 2.5);
   EXPECT_EQ(queue.charge("ghost", 0.1).error().key, "client");
   EXPECT_EQ(queue.charge("a", std::nan("")).error().key, "cost");
+}
+
+TEST(QBoxQueue, RepriceMovesAndRetagsTheQueuedRequests) {
+  Queue queue;
+  ASSERT_TRUE(queue.add_client("w", 0.5));
+  ASSERT_TRUE(queue.add_client("r", 0.5));
+  // Tagged at a price four times too high: 2, 4, 6.
+  for (int request = 1; request <= 3; ++request) ASSERT_TRUE(queue.enqueue("w", request, 1.0, 0));
+  ASSERT_TRUE(queue.enqueue("r", 10, 0.5, 0));  // 1
+  EXPECT_EQ(queue.dequeue(0)->request, 10);
+  // A refund of 0.5 s for what was charged before, and the queued requests at 0.25 s, except
+  // request 3 whose price is kept.
+  const auto recost = [](int& request) -> std::optional<Seconds> {
+    if (request == 3) return std::nullopt;
+    request += 100;
+    return 0.25;
+  };
+  ASSERT_TRUE(queue.reprice("w", -0.5, recost));
+  ASSERT_TRUE(queue.enqueue("r", 11, 0.4, 0));  // from the frontier 1: 1.8
+  // w's first interval began at 0, moved back to -1: -0.5, 0, then request 3's 2 s: 2.
+  auto next = queue.dequeue(0);
+  EXPECT_EQ(next->request, 101);
+  EXPECT_DOUBLE_EQ(next->tag.absolute, -0.5);
+  next = queue.dequeue(0);
+  EXPECT_EQ(next->request, 102);
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 0.0);
+  ASSERT_TRUE(queue.enqueue("w", 4, 0.25, 0));  // after request 3: 2.5
+  EXPECT_EQ(queue.dequeue(0)->request, 11);
+  next = queue.dequeue(0);
+  EXPECT_EQ(next->request, 3);
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 2.0);
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 2.5);
+  // With nothing queued it moves the accumulated deadline only, like charge().
+  ASSERT_TRUE(queue.reprice("w", 0.25, recost));
+  ASSERT_TRUE(queue.enqueue("w", 5, 0.25, 0));
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 3.5);
+  EXPECT_EQ(queue.reprice("ghost", 0, recost).error().key, "client");
+  EXPECT_EQ(queue.reprice("w", std::nan(""), recost).error().key, "cost");
 }
 
 TEST(QBoxQueue, DequeuePreferringBendsEarliestDeadlineFirstByAtMostTheSlack) {

@@ -110,6 +110,51 @@ TEST(ShardQueue, RequeuedOpGoesAheadAndIsNotChargedAgain) {
       << status;
 }
 
+// Writes queued before a write fit were tagged at the old price; the shard tags them again at
+// the new one (and charges its account what its recent writes were charged too little).
+TEST(ShardQueue, QueuedWritesAreTaggedAgainAfterAWriteFit) {
+  OsdSharesConfig c = config();
+  c.writes.windows_per_long = 1;
+  OsdShares shares(c, 0);
+  shares.set_table(table_of(0.6, 0.3), 0);
+  ShardQueue<int> queue(shares);
+  constexpr RequestClass kWrite{Operation::write, Access::random};
+  const OpTraits alice_reads{OpClass::client, 100, kRead};
+  const OpTraits bob_writes{OpClass::client, 200, kWrite, 65536};
+  Seconds now = 0;
+  const auto read = [&](Seconds takes) {
+    queue.enqueue(1, alice_reads, now);
+    const auto op = queue.dequeue(now, false);
+    now += takes;
+    queue.complete(op->running, now);
+  };
+  for (int i = 0; i < 100; ++i) read(0.01);  // the first second: reads alone, 10 ms each
+  // The second: bob's writes come back at once, and alice's reads wait behind their device time.
+  for (int i = 0; i < 49; ++i) {
+    if (i % 5 == 0) {
+      queue.enqueue(2, bob_writes, now);
+      const auto write = queue.dequeue(now, false);
+      queue.complete(write->running, now);
+    }
+    read(0.02);
+  }
+  const WritePrice prior = shares.write_price();
+  for (int i = 0; i < 3; ++i) queue.enqueue(3, bob_writes, now);
+  now = 2.01;
+  queue.enqueue(4, alice_reads, now);  // closes the second: the first fit
+  const WritePrice fitted = shares.write_price();
+  ASSERT_STREQ(fitted.method, "residual");
+  ASSERT_GT(fitted.of(65536), 2 * prior.of(65536));
+  int writes = 0;
+  while (const auto op = queue.dequeue(now, false)) {
+    if (op->op == 3) {
+      EXPECT_DOUBLE_EQ(op->running.estimate, fitted.of(65536));
+      ++writes;
+    }
+  }
+  EXPECT_EQ(writes, 3);
+}
+
 TEST(OsdShares, BackloggedIsTheFractionOfTheWindowWithOpsQueued) {
   OsdShares shares(config(), 0);
   ShardQueue<int> queue(shares);

@@ -30,7 +30,7 @@ WritePricerConfig three_second_long_windows() {
 void saturated_second(WritePricer& pricer, Seconds& now, Seconds& busy, int reads,
                       Seconds read_price, int writes, std::uint64_t bytes) {
   for (int i = 0; i < reads; ++i) pricer.on_read(kReader, read_price);
-  for (int i = 0; i < writes; ++i) pricer.on_write(bytes);
+  for (int i = 0; i < writes; ++i) pricer.on_write(0, bytes);
   now += 1.0;
   busy += 1.0;
   pricer.advance(now, busy);
@@ -83,7 +83,7 @@ void two_writer_sizes(WritePricer& pricer, Seconds per_op, Seconds per_byte, con
   for (int i = 0; i < 5; ++i) {
     const Seconds writes = small[i] * (per_op + per_byte * 4096) + big[i] * (per_op + per_byte * (1 << 20));
     const int reads = static_cast<int>(std::lround((1.0 - writes - noise[i]) / 0.001));
-    for (int w = 0; w < small[i]; ++w) pricer.on_write(4096);
+    for (int w = 0; w < small[i]; ++w) pricer.on_write(0, 4096);
     saturated_second(pricer, now, busy, reads, 0.0015, big[i], 1 << 20);
   }
 }
@@ -122,12 +122,62 @@ TEST(WritePricer, TwoWindowsAreNotEnoughForAPerOpTerm) {
   WritePricer pricer(one_second_windows(), 0);
   Seconds now = 0, busy = 0;
   saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
-  for (int w = 0; w < 200; ++w) pricer.on_write(4096);
+  for (int w = 0; w < 200; ++w) pricer.on_write(0, 4096);
   saturated_second(pricer, now, busy, 500, 0.0015, 2, 1 << 20);
-  for (int w = 0; w < 10; ++w) pricer.on_write(4096);
+  for (int w = 0; w < 10; ++w) pricer.on_write(0, 4096);
   saturated_second(pricer, now, busy, 700, 0.0015, 10, 1 << 20);
   EXPECT_EQ(pricer.price().long_windows, 2u);
   EXPECT_EQ(pricer.price().per_op, 0);
+}
+
+// One saturated second in which `account` submits `writes` writes of 64 KiB, each charged the price
+// in force, and the reads leave `residual` of the second to the writes.
+void second_with_writes(WritePricer& pricer, Seconds& now, Seconds& busy, std::uint32_t account,
+                        int writes, Seconds residual) {
+  for (int i = 0; i < writes; ++i) {
+    EXPECT_DOUBLE_EQ(pricer.on_write(account, 65536), pricer.price().of(65536));
+  }
+  const int reads = static_cast<int>(std::lround((1 - residual) * 1000));
+  for (int i = 0; i < reads; ++i) pricer.on_read(kReader, 1.0 / reads);
+  now += 1.0;
+  busy += 1.0;
+  pricer.advance(now, busy);
+}
+
+Seconds adjustment_of(WritePricer& pricer, std::uint32_t account) {
+  Seconds total = 0;
+  for (const auto& [adjusted, seconds] : pricer.take_adjustments()) {
+    if (adjusted == account) total += seconds;
+  }
+  return total;
+}
+
+// Each fit re-prices the writes of the long windows it was fitted to, per account, once.
+TEST(WritePricer, AFitRepricesTheWritesOfItsWindows) {
+  WritePricerConfig config = one_second_windows();
+  config.long_history = 2;
+  WritePricer pricer(config, 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);  // reads cost 1 ms clean
+  const Seconds prior = pricer.price().of(65536);
+  // 40 writes charged the prior; the reads leave 0.4 s: 10 ms a write.
+  second_with_writes(pricer, now, busy, 1, 40, 0.4);
+  EXPECT_NEAR(pricer.price().of(65536), 0.01, 1e-9);
+  EXPECT_NEAR(adjustment_of(pricer, 1), 40 * (0.01 - prior), 1e-9);
+  EXPECT_TRUE(pricer.take_adjustments().empty());  // given once
+  // Account 2 writes 40 at 10 ms; the reads leave 0.2 s. Both windows: 7.5 ms a write.
+  second_with_writes(pricer, now, busy, 2, 40, 0.2);
+  EXPECT_NEAR(pricer.price().of(65536), 0.0075, 1e-9);
+  EXPECT_NEAR(adjustment_of(pricer, 1), 40 * (0.0075 - 0.01), 1e-9);
+  // Another 40 of account 2 with 0.4 s left: 7.5 ms a write again over the last two windows,
+  // and account 1's writes, three windows back, are no longer re-priced.
+  second_with_writes(pricer, now, busy, 2, 40, 0.4);
+  EXPECT_NEAR(pricer.price().of(65536), 0.0075, 1e-9);
+  second_with_writes(pricer, now, busy, 2, 40, 0.6);  // 0.4 and 0.6: 12.5 ms
+  EXPECT_NEAR(pricer.price().of(65536), 0.0125, 1e-9);
+  const auto adjustments = pricer.take_adjustments();
+  ASSERT_EQ(adjustments.size(), 1u);
+  EXPECT_EQ(adjustments[0].first, 2u);
 }
 
 TEST(WritePricer, ObservationsAreTheLastLongWindowsOldestFirst) {
@@ -153,7 +203,7 @@ TEST(WritePricer, UnsaturatedWindowsAreLeftOut) {
   WritePricer pricer(one_second_windows(), 0);
   Seconds now = 0, busy = 0;
   saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
-  for (int i = 0; i < 10; ++i) pricer.on_write(65536);
+  for (int i = 0; i < 10; ++i) pricer.on_write(0, 65536);
   now += 1.0;
   busy += 0.3;
   pricer.advance(now, busy);

@@ -61,8 +61,10 @@ declare -A client_spec=(
   [SW]=pattern=sequential,op=write,size=1048576
   [RW]=pattern=random,op=write,size=4096
   [RR]=pattern=random,size=4096
+  [SR2]=pattern=sequential,size=131072
 )
-declare -A osd_mix=([fig3_2_writers]="SR:0.125 SW:0.125 RW:0.125 RR:0.625" [fig3_2w]="RW:0.2 SW:0.2 RR:0.6")
+declare -A osd_mix=([fig3_2_writers]="SR:0.125 SW:0.125 RW:0.125 RR:0.625" [fig3_2w]="RW:0.2 SW:0.2 RR:0.6"
+  [fig3_2r]="SR:0.125 SR2:0.125 RR:0.75")
 side_by_side() {  # figure, device (ssd|hdd), dispatch depth, then the device's qbox-bench arguments
   local fig=$1 device=$2 depth=$3; shift 3
   local name=${fig}_${device}; ((depth == 8)) || name+=_depth$depth
@@ -87,6 +89,10 @@ for fig in fig3_2_writers fig3_2w; do
     side_by_side $fig hdd $depth "${hdd_x2[@]}"
   done
 done
+# The control for the 128 KiB reader: at depth 4, drive B's parallelism, no request waits in the
+# drive's own queue, so a request's time in flight is its time on a unit. With and without writers.
+side_by_side fig3_2_writers ssd 4 "${ssd_x10[@]}"
+for depth in 4 8; do side_by_side fig3_2r ssd $depth "${ssd_x10[@]}"; done
 
 # Fig. 3.15: sequential A ramps 50%->0, sequential B 0->50%, random C fixed at 50%; NCQ 1 and 32.
 # Fig. 3.16: random A 50%->0, random B 0->50%, sequential S fixed at 50%.

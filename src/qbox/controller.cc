@@ -155,11 +155,8 @@ struct Controller::Impl {
     };
     const auto adjustments = osd->take_write_adjustments();
     for (std::uint32_t client = 0; client < clients.size(); ++client) {
-      Seconds extra = 0;
-      for (const auto& [adjusted, seconds] : adjustments) {
-        if (adjusted == account(client)) extra = seconds;
-      }
-      scheduler.reprice(client, extra, recost);
+      const auto adjusted = adjustments.find(account(client));
+      scheduler.reprice(client, adjusted == adjustments.end() ? 0 : adjusted->second, recost);
     }
   }
 

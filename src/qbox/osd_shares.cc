@@ -215,9 +215,10 @@ WritePrice OsdShares::write_price() const {
   return writes_.price();
 }
 
-std::vector<std::pair<AccountId, Seconds>> OsdShares::take_write_adjustments() {
+std::unordered_map<AccountId, Seconds> OsdShares::take_write_adjustments() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return writes_.take_adjustments();
+  const auto taken = writes_.take_adjustments();
+  return {taken.begin(), taken.end()};
 }
 
 void OsdShares::on_held() {
@@ -237,7 +238,11 @@ void OsdShares::accumulate_busy(Seconds now) {
   }
   busy_since_ = now;
   writes_.advance(now, busy_outstanding_total_);
-  write_fits_.store(writes_.fits(), std::memory_order_release);
+  // Stored only when it changes: every shard thread reads it at each dequeue, and a store on
+  // every op would take the cache line from them all.
+  if (writes_.fits() != write_fits_.load(std::memory_order_relaxed)) {
+    write_fits_.store(writes_.fits(), std::memory_order_release);
+  }
 }
 
 void OsdShares::advance(Seconds now) {

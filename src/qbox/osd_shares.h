@@ -150,8 +150,8 @@ class OsdShares {
   // write_price(), and each account's deadlines by what its recent writes were charged too little
   // or too much (write_pricer.h). Read without the mutex, like generation().
   std::uint64_t write_fits() const { return write_fits_.load(std::memory_order_acquire); }
-  // Those adjustments, per account; each is given once, to whichever shard asks first.
-  std::vector<std::pair<AccountId, Seconds>> take_write_adjustments();
+  // Those adjustments, by account; each is given once, to whichever shard asks first.
+  std::unordered_map<AccountId, Seconds> take_write_adjustments();
 
  private:
   struct Account {

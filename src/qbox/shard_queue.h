@@ -206,11 +206,8 @@ class ShardQueue {
     };
     const auto adjustments = shares_.take_write_adjustments();
     for (const auto& [account, utilization] : snapshot_->utilizations) {
-      Seconds extra = 0;
-      for (const auto& [adjusted, seconds] : adjustments) {
-        if (adjusted == account) extra = seconds;
-      }
-      qbox_.reprice(account, extra, recost);
+      const auto adjusted = adjustments.find(account);
+      qbox_.reprice(account, adjusted == adjustments.end() ? 0 : adjusted->second, recost);
     }
   }
 

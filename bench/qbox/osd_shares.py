@@ -596,7 +596,7 @@ class Run:
         with open(self.out / f"{self.prefix}_{name}_prices.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time_s", "osd", "write_method", "long_windows", "write_ms_per_op", "write_ms_per_mib",
-                        "reads_clean", "busy_outstanding", "client", "read_ms", "read_clean_ms", "write_ms",
+                        "write_copies", "reads_clean", "busy_outstanding", "client", "read_ms", "read_clean_ms", "write_ms",
                         "achieved", "backlogged", "queued", "holds", "held_s", "held_idle_s"])
             for t, osd, _, _, status in samples:
                 wp = status.get("write_price") or {}
@@ -605,7 +605,8 @@ class Run:
                 for c in status["clients"]:
                     price = c.get("price") or {}
                     w.writerow([f"{t:.1f}", osd, wp.get("method", ""), wp.get("long_windows", ""),
-                                ms(wp.get("per_op")), ms(wp.get("per_mib")), wp.get("reads_clean", ""), busy,
+                                ms(wp.get("per_op")), ms(wp.get("per_mib")), wp.get("copies", ""),
+                                wp.get("reads_clean", ""), busy,
                                 c["name"], ms(price.get("read")), ms(price.get("read_clean")), ms(price.get("write")),
                                 c.get("achieved", ""), c.get("backlogged", ""), c.get("queued", ""),
                                 holds.get("count", ""), holds.get("seconds", ""), holds.get("idle_seconds", "")])
@@ -617,8 +618,8 @@ class Run:
         seen = set()
         with open(self.out / f"{self.prefix}_{name}_write_fit.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["time_s", "osd", "number", "ops", "mib", "residual_s", "write_ms_per_op",
-                        "write_ms_per_mib"])
+            w.writerow(["time_s", "osd", "number", "ops", "mib", "client_ops", "client_mib", "residual_s",
+                        "write_ms_per_op", "write_ms_per_mib", "write_copies"])
             for t, osd, _, _, status in samples:
                 wp = status.get("write_price") or {}
                 for o in wp.get("observations", []):
@@ -626,8 +627,9 @@ class Run:
                         continue
                     seen.add((osd, o["number"]))
                     w.writerow([f"{t:.1f}", osd, o["number"], f"{o['ops']:g}", f"{o['mib']:.4f}",
-                                f"{o['residual']:.4f}", f"{wp['per_op'] * 1000:.4f}",
-                                f"{wp['per_mib'] * 1000:.4f}"])
+                                f"{o['client_ops']:g}", f"{o['client_mib']:.4f}", f"{o['residual']:.4f}",
+                                f"{wp['per_op'] * 1000:.4f}", f"{wp['per_mib'] * 1000:.4f}",
+                                f"{wp['copies']:.3f}"])
 
     # ------------------------------------------------------------ recovery
 

@@ -183,8 +183,11 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   --in_flight_;
   estimator_.on_completion(op.request_class, now);
   const Seconds measured = std::max(0.0, run_clock_ - op.started);
-  if (op.account == kNoAccount || op.account >= accounts_.size()) return measured;
   const bool write = op.request_class.operation == Operation::write;
+  if (op.account == kNoAccount || op.account >= accounts_.size()) {
+    if (write) writes_.on_replica_write(op.bytes);
+    return measured;
+  }
   Seconds charged;
   if (write) {
     charged = writes_.on_write(op.account, op.bytes);
@@ -302,12 +305,14 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
   out += "},\"write_price\":{\"method\":" + json_string(write.method) +
          ",\"long_windows\":" + std::to_string(write.long_windows) +
          ",\"per_op\":" + real(write.per_op) + ",\"per_mib\":" + real(write.per_byte * 1048576.0) +
+         ",\"copies\":" + real(write.copies) +
          ",\"reads_clean\":" + (writes_.writes_active() ? "true" : "false") + ",\"observations\":[";
   const std::vector<WriteObservation> observations = writes_.observations();
   for (std::size_t i = 0; i < observations.size(); ++i) {
     const WriteObservation& o = observations[i];
     out += std::string(i ? "," : "") + "{\"number\":" + std::to_string(o.number) + ",\"ops\":" + real(o.ops) +
-           ",\"mib\":" + real(o.bytes / 1048576.0) + ",\"residual\":" + real(o.residual) + "}";
+           ",\"mib\":" + real(o.bytes / 1048576.0) + ",\"client_ops\":" + real(o.client_ops) +
+           ",\"client_mib\":" + real(o.client_bytes / 1048576.0) + ",\"residual\":" + real(o.residual) + "}";
   }
   out += "]";
   out += "},\"write_holds\":{\"count\":" + std::to_string(holds_) +

@@ -21,12 +21,19 @@ void WritePricer::on_read(std::uint32_t account, Seconds price) {
 Seconds WritePricer::on_write(std::uint32_t account, std::uint64_t bytes) {
   ++write_ops_;
   write_bytes_ += bytes;
+  ++client_write_ops_;
+  client_write_bytes_ += bytes;
   const Seconds charge = price_.of(bytes);
   Billed& billed = writers_[account].current;
   billed.ops += 1;
   billed.bytes += static_cast<double>(bytes);
   billed.charged += charge;
   return charge;
+}
+
+void WritePricer::on_replica_write(std::uint64_t bytes) {
+  ++write_ops_;
+  write_bytes_ += bytes;
 }
 
 std::vector<std::pair<std::uint32_t, Seconds>> WritePricer::take_adjustments() {
@@ -84,10 +91,14 @@ void WritePricer::close_window(Seconds busy) {
   if (write_ops_ > 0 && busy >= config_.saturated * config_.window) {
     current_long_.ops += static_cast<double>(write_ops_);
     current_long_.bytes += static_cast<double>(write_bytes_);
+    current_long_.client_ops += static_cast<double>(client_write_ops_);
+    current_long_.client_bytes += static_cast<double>(client_write_bytes_);
     current_long_.residual += std::max<Seconds>(0, busy - clean_reads - idle_held_);
   }
   write_ops_ = 0;
   write_bytes_ = 0;
+  client_write_ops_ = 0;
+  client_write_bytes_ = 0;
   idle_held_ = 0;
   if (++shorts_in_long_ == config_.windows_per_long) close_long_window();
 }
@@ -134,17 +145,18 @@ std::vector<WriteObservation> WritePricer::observations() const {
   return oldest_first;
 }
 
-// residual = per_op * ops + per_byte * bytes, least squares over the history. The price is per
+// residual = per_op * ops + per_byte * bytes over every write the device did, least squares over
+// the history; then the client writes are charged that times `copies`. The device price is per
 // byte alone unless the per-op term earns its place: the windows' mean write sizes differ enough
 // for the two terms to come apart, both come out >= 0, and the two-term fit leaves at most
 // 1 / per_op_gain of the squared error that per byte alone leaves. Per byte is the default, not
 // per op, because of what a wrong price does next: a small writer charged a big one's per-op
 // price is starved and never produces the windows that would correct it, while one charged too
-// little runs more and does. The error test is there because the residual holds more than these
-// writes (BlueStore's bursts, holds whose time may or may not be the writes', replica sub-ops,
-// which are not counted), and with five windows least squares put some of that into the per-op
-// term: on two OSDs it swung between 0 and 114 ms per write while a 4 KiB write took about 1 ms of
-// the device (doc/dev/qbox-in-osd.md).
+// little runs more and does. The error test is there because the residual holds more than the
+// writes (BlueStore's bursts, holds whose time may or may not be the writes'), and with five
+// windows least squares put some of that into the per-op term: on two OSDs, when the replica
+// sub-ops were not yet counted, it swung between 0 and 114 ms per write while a 4 KiB write took
+// about 1 ms of the device (doc/dev/qbox-in-osd.md).
 void WritePricer::fit() {
   double nn = 0, nb = 0, bb = 0, nr = 0, br = 0;
   for (const WriteObservation& w : history_) {
@@ -169,11 +181,23 @@ void WritePricer::fit() {
     const double per_byte = (br * nn - nr * nb) / det;
     if (per_op >= 0 && per_byte >= 0 &&
         squared_error(per_op, per_byte) * config_.per_op_gain <= squared_error(0, per_byte_alone)) {
-      price_ = {per_op, per_byte, "residual", history_.size()};
+      charge_for_copies(per_op, per_byte);
       return;
     }
   }
-  price_ = {0, per_byte_alone, "residual", history_.size()};
+  charge_for_copies(0, per_byte_alone);
+}
+
+// Over the history, not per window: a window in which the OSD was primary for few writes would
+// otherwise put all its replica sub-ops on those few.
+void WritePricer::charge_for_copies(Seconds per_op, Seconds per_byte) {
+  Seconds all = 0, charged = 0;
+  for (const WriteObservation& w : history_) {
+    all += per_op * w.ops + per_byte * w.bytes;
+    charged += per_op * w.client_ops + per_byte * w.client_bytes;
+  }
+  const double copies = charged > 0 ? all / charged : 1;
+  price_ = {per_op * copies, per_byte * copies, copies, "residual", history_.size()};
 }
 
 }  // namespace erails::qbox

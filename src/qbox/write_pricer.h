@@ -15,7 +15,14 @@
 //   - in a short window where the OSD had ops outstanding at least `saturated` of the time, the
 //     device time left to the writes is that busy time minus every read's clean price;
 //   - over long windows (writes reach the media in bursts, thesis §3.3.3) that residual is fitted
-//     by least squares to write ops and write bytes: a write costs per_op + per_byte * bytes.
+//     by least squares to the writes the device did, client writes and replica sub-ops alike: a
+//     write costs the device per_op + per_byte * bytes;
+//   - a client write is charged that times `copies`, the device time of all the writes per device
+//     time of the client writes, so the primaries pay for the replica sub-ops (and EC sub-writes)
+//     nobody else can be charged (their owner is the sending OSD, not the client). Where PGs
+//     spread evenly it is the pool's size. The sub-ops used to be left out of the fit, which then
+//     put their time on the few client writes an OSD was primary for: 7-37 ms per 4 KiB write,
+//     which takes about 1 ms of the device (doc/dev/qbox-in-osd.md, "Copies").
 // Until the first fit, writes cost the prior: deliberately dear, so that readers run clean while
 // the first envelope is taken (an underpriced writer would inflate every read and hide itself).
 //
@@ -65,18 +72,23 @@ struct WritePricerConfig {
   Seconds prior_per_byte = 1e-7;
 };
 
-// One long window's saturated short windows: the writes submitted in them and the device time
-// the reads left them. `number` counts the long windows with writes since the pricer began.
+// One long window's saturated short windows: the writes the device did in them, those of them
+// that clients were charged for, and the device time the reads left them. `number` counts the
+// long windows with writes since the pricer began.
 struct WriteObservation {
   std::uint64_t number = 0;
   double ops = 0;
   double bytes = 0;
+  double client_ops = 0;
+  double client_bytes = 0;
   Seconds residual = 0;
 };
 
+// What a client write is charged: its device time times `copies`.
 struct WritePrice {
   Seconds per_op = 0;
   Seconds per_byte = 0;
+  double copies = 1;
   // "prior", or "residual" once fitted; how many long windows the fit had.
   const char* method = "prior";
   std::size_t long_windows = 0;
@@ -93,6 +105,9 @@ class WritePricer {
   // A client write of `bytes` by `account` was submitted (its thread came back). Returns what it
   // is charged now: the price in force.
   Seconds on_write(std::uint32_t account, std::uint64_t bytes);
+  // A write of `bytes` no account is charged for (a replica sub-op) was submitted: the device
+  // does it all the same.
+  void on_replica_write(std::uint64_t bytes);
   // Per account, what its writes of the recent long windows were charged too little (negative:
   // too much) against the prices fitted since; each adjustment is given once.
   std::vector<std::pair<std::uint32_t, Seconds>> take_adjustments();
@@ -136,14 +151,17 @@ class WritePricer {
   void close_window(Seconds busy);
   void close_long_window();
   void fit();
+  void charge_for_copies(Seconds per_op, Seconds per_byte);
   void reprice_recent_writes();
 
   WritePricerConfig config_;
   std::unordered_map<std::uint32_t, ReadWindows> reads_;
   Seconds window_end_;
   Seconds busy_at_start_ = -1;
-  std::uint64_t write_ops_ = 0;   // in the current short window
+  std::uint64_t write_ops_ = 0;   // in the current short window, client and replica writes
   std::uint64_t write_bytes_ = 0;
+  std::uint64_t client_write_ops_ = 0;
+  std::uint64_t client_write_bytes_ = 0;
   Seconds idle_held_ = 0;
   static constexpr std::size_t kNoWriteYet = SIZE_MAX / 2;
   std::size_t windows_since_write_ = kNoWriteYet;

@@ -69,7 +69,7 @@ def _write_price(write_price: Any) -> str:
             f"{_number(write_price.get('per_mib'), 1000.0)} ms per MiB, ")
     if write_price.get("method") == "residual":
         text += (f"fitted to the device time reads left over {write_price.get('long_windows')} saturated "
-                 "3 s windows")
+                 f"3 s windows, x{_number(write_price.get('copies'), digits=2)} for the replica sub-ops")
     else:
         text += "the prior (no saturated window with writes yet)"
     return text + ("; reads priced clean" if write_price.get("reads_clean") else "")

@@ -117,6 +117,39 @@ TEST(WritePricer, APerOpTermThatOnlyFitsNoiseIsDropped) {
   EXPECT_NEAR(pricer.price().per_byte, kPerByte, 0.02 * kPerByte);
 }
 
+// The OSD is primary for a sixth of the writes it does; the rest are replica sub-ops, charged to
+// nobody. The device prices every write alike, and the client writes pay for all six.
+TEST(WritePricer, ClientWritesPayForTheReplicaSubOps) {
+  WritePricer pricer(one_second_windows(), 0);
+  constexpr Seconds kPerByte = 2e-8;
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  const int writes[] = {60, 120, 30};
+  for (const int n : writes) {
+    for (int w = 0; w < 5 * n; ++w) pricer.on_replica_write(65536);
+    const Seconds residual = 6 * n * kPerByte * 65536;
+    saturated_second(pricer, now, busy, static_cast<int>(std::lround((1 - residual) * 1000)), 0.001,
+                     n, 65536);
+  }
+  EXPECT_NEAR(pricer.price().copies, 6, 1e-9);
+  EXPECT_NEAR(pricer.price().per_byte, 6 * kPerByte, 0.01 * 6 * kPerByte);
+  EXPECT_DOUBLE_EQ(pricer.observations().back().client_ops, 30);
+  EXPECT_DOUBLE_EQ(pricer.observations().back().ops, 180);
+}
+
+// Replica sub-ops alone: nothing to charge yet, and the device's price is not multiplied.
+TEST(WritePricer, ReplicaSubOpsAloneArePricedOnce) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  for (int w = 0; w < 100; ++w) pricer.on_replica_write(65536);
+  saturated_second(pricer, now, busy, 800, 0.001, 0, 0);
+  EXPECT_STREQ(pricer.price().method, "residual");
+  EXPECT_DOUBLE_EQ(pricer.price().copies, 1);
+  EXPECT_NEAR(pricer.price().of(65536), 0.002, 1e-9);
+  EXPECT_TRUE(pricer.writes_active());
+}
+
 // Two long windows always fit two terms exactly, whatever they cost: per byte alone.
 TEST(WritePricer, TwoWindowsAreNotEnoughForAPerOpTerm) {
   WritePricer pricer(one_second_windows(), 0);

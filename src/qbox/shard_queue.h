@@ -55,6 +55,25 @@ struct OpTraits {
   std::uint64_t bytes = 0;  // a write's length
 };
 
+// An OSD op's traits from its item (doc/dev/ceph-abi.md): the scheduler class (a value past
+// `client` is scheduled as a client's), the owner, and the cost, which the OSD sets to the bytes
+// an op writes and to 0 for a read; offsets are inside the message, which we do not parse, so
+// every op counts as random. Peering events carry a cost of 10 but write no client data; counted
+// as writes, 25-32 of them in a long window with few other writes pulled the write price's per-op
+// term up to 8-34 ms (bench/qbox/README.md, "Replica sub-ops in the write fit"). So they are not.
+inline OpTraits op_traits(std::uint8_t scheduler_class, std::uint64_t owner, std::int32_t cost,
+                          bool peering) {
+  OpTraits traits;
+  traits.op_class = scheduler_class <= static_cast<std::uint8_t>(OpClass::client)
+                        ? static_cast<OpClass>(scheduler_class)
+                        : OpClass::client;
+  traits.owner = owner;
+  const bool write = cost > 0 && !peering;
+  traits.request_class = {write ? Operation::write : Operation::read, Access::random};
+  traits.bytes = write ? static_cast<std::uint64_t>(cost) : 0;
+  return traits;
+}
+
 template <class Op>
 class ShardQueue {
  public:

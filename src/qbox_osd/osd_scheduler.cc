@@ -69,18 +69,9 @@ class HeldItem {
 };
 
 qbox::OpTraits traits_of(const OpSchedulerItem& item) {
-  qbox::OpTraits traits;
-  const auto op_class =
-      call_slot<std::uint8_t, ceph_osd::kOpQueueableSchedulerClassSlot>(item.qitem);
-  traits.op_class = op_class <= static_cast<std::uint8_t>(qbox::OpClass::client)
-                        ? static_cast<qbox::OpClass>(op_class)
-                        : qbox::OpClass::client;
-  traits.owner = item.owner;
-  // The OSD sets an op's cost to the bytes it writes and reads' to 0 (ceph-abi.md); offsets are
-  // inside the message, which we do not parse, so every op counts as random.
-  traits.request_class = {item.cost > 0 ? Operation::write : Operation::read, qbox::Access::random};
-  traits.bytes = item.cost > 0 ? static_cast<std::uint64_t>(item.cost) : 0;
-  return traits;
+  return qbox::op_traits(
+      call_slot<std::uint8_t, ceph_osd::kOpQueueableSchedulerClassSlot>(item.qitem), item.owner,
+      item.cost, call_slot<bool, ceph_osd::kOpQueueableIsPeeringSlot>(item.qitem));
 }
 
 // How completions are observed: a shard thread comes back to its scheduler (empty() or

@@ -27,6 +27,52 @@ OsdSharesConfig config() {
   return c;
 }
 
+// The items of a 2-OSD cluster as 16.2.15 queued them (doc/dev/ceph-abi.md): a client's 4 KiB
+// write and read, a replica sub-op of a 4 KiB write, a peering event, and a class past client.
+TEST(OpTraits, FromTheOsdsItems) {
+  const OpTraits write = op_traits(3, 4100, 4096, false);
+  EXPECT_EQ(write.op_class, OpClass::client);
+  EXPECT_EQ(write.owner, 4100u);
+  EXPECT_EQ(write.request_class.operation, Operation::write);
+  EXPECT_EQ(write.bytes, 4096u);
+  const OpTraits read = op_traits(3, 4100, 0, false);
+  EXPECT_EQ(read.request_class.operation, Operation::read);
+  EXPECT_EQ(read.bytes, 0u);
+  const OpTraits replica = op_traits(2, 1, 4729, false);
+  EXPECT_EQ(replica.op_class, OpClass::immediate);
+  EXPECT_EQ(replica.request_class.operation, Operation::write);
+  EXPECT_EQ(replica.bytes, 4729u);
+  EXPECT_EQ(op_traits(7, 4100, 0, false).op_class, OpClass::client);
+}
+
+TEST(OpTraits, APeeringEventIsNoWriteWhateverItsCost) {
+  const OpTraits peering = op_traits(2, 0, 10, true);
+  EXPECT_EQ(peering.op_class, OpClass::immediate);
+  EXPECT_EQ(peering.request_class.operation, Operation::read);
+  EXPECT_EQ(peering.bytes, 0u);
+}
+
+// Four saturated seconds of nothing but `traits`' immediate ops back to back: how many write fits
+// the OSD made from them.
+std::uint64_t fits_after_immediate_ops(const OpTraits& traits) {
+  OsdShares shares(config(), 0);
+  ShardQueue<int> queue(shares);
+  for (int op = 0; op < 4000; ++op) {
+    const Seconds now = op * 0.001;
+    queue.enqueue(op, traits, now);
+    auto next = queue.dequeue(now);
+    EXPECT_TRUE(next);
+    if (next) queue.complete(next->running, now + 0.001);
+  }
+  return shares.write_fits();
+}
+
+// Before peering events were told apart, their cost of 10 made them replica writes in the fit.
+TEST(ShardQueue, PeeringEventsAreNotTheDevicesWrites) {
+  EXPECT_GE(fits_after_immediate_ops(op_traits(2, 1, 4729, false)), 1u);
+  EXPECT_EQ(fits_after_immediate_ops(op_traits(2, 0, 10, true)), 0u);
+}
+
 TEST(ShardQueue, ImmediateOpsGoFirst) {
   OsdShares shares(config(), 0);
   ShardQueue<int> queue(shares);

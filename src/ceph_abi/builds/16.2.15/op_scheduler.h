@@ -6,7 +6,9 @@
 
 namespace erails::ceph_osd {
 
-// OpQueueable's vtable slots we call: uint8 get_scheduler_class() and the deleting destructor.
+// OpQueueable's vtable slots we call: bool is_peering(), uint8 get_scheduler_class() and the
+// deleting destructor.
+inline constexpr std::size_t kOpQueueableIsPeeringSlot = 6;
 inline constexpr std::size_t kOpQueueableSchedulerClassSlot = 11;
 inline constexpr std::size_t kOpQueueableDeletingDtorSlot = 13;
 

@@ -8,8 +8,10 @@
 
 namespace erails::ceph_osd {
 
-// OpQueueable's vtable slots we call: uint8 get_scheduler_class() and the deleting destructor
+// OpQueueable's vtable slots we call: bool is_peering(), uint8 get_scheduler_class() and the
+// deleting destructor
 // (get_order_locker and get_op_type are gone since 16.2.15).
+inline constexpr std::size_t kOpQueueableIsPeeringSlot = 4;
 inline constexpr std::size_t kOpQueueableSchedulerClassSlot = 9;
 inline constexpr std::size_t kOpQueueableDeletingDtorSlot = 11;
 

@@ -68,17 +68,23 @@ class QBoxQueue {
 
   // Charges `id` for device time its dispatched request turned out to cost beyond the hint it was
   // enqueued with (negative `extra`: a refund), by moving its accumulated deadline by extra / u;
-  // requests already queued keep their tags, later ones start from the moved point.
+  // requests already queued keep their tags, later ones start from the moved point. A refund
+  // here is at most the request's hint, so unlike reprice()'s it is given whole.
   // Errors: unknown client; `extra` not finite.
   Status charge(const ClientId& id, Seconds extra);
 
   // A new price for what `id` was charged and what it has queued (a write fit: osd_shares.h).
   // `extra` corrects charges made before its queued requests were tagged, so it moves the
-  // accumulated deadline and every queued deadline by extra / u (negative: a refund). Then the
-  // queued requests are tagged again, in order from where the first one's interval began, with
-  // the cost recost(request&) returns (std::optional<Seconds>; nothing keeps a request's tag), and
-  // the accumulated deadline moves with the last of them. Errors: unknown client; `extra` not
-  // finite.
+  // accumulated deadline and every queued deadline by extra / u. Then the queued requests are
+  // tagged again, in order from where the first one's interval began, with the cost
+  // recost(request&) returns (std::optional<Seconds>; nothing keeps a request's tag), and the
+  // accumulated deadline moves with the last of them. A refund (negative `extra`, or queued
+  // requests tagged cheaper) moves the client's head back at most to the other clients' earliest
+  // head, or the frontier if none has requests queued (T, when the client has none, at most to
+  // the frontier); what it could not give offsets the client's later surcharges. A head before
+  // everyone's is served alone until it catches up: inside ceph-osd a reserved reader with reads
+  // queued got nothing for whole seconds after a writer's price fell (bench/qbox/README.md,
+  // "Refunds"). Errors: unknown client; `extra` not finite.
   template <class Recost>
   Status reprice(const ClientId& id, Seconds extra, Recost&& recost);
 
@@ -141,6 +147,7 @@ class QBoxQueue {
   struct Share {
     double utilization = 1;
     Seconds accumulated = 0;  // T: the client's latest absolute deadline
+    Seconds refund_credit = 0;  // what reprice() could not refund yet, in seconds of cost
   };
   using Registry = ClientRegistry<ClientId, Share, Entry, Hash>;
   using Client = typename Registry::Client;
@@ -153,6 +160,18 @@ class QBoxQueue {
   std::size_t queued_ = 0;
   std::size_t in_flight_ = 0;
   Seconds frontier_ = -std::numeric_limits<Seconds>::infinity();
+
+  // Where the schedule is for everyone but `client`: the earliest head deadline of the other
+  // clients with requests queued, or the frontier if none has any.
+  Seconds present_for(const Client& client) const {
+    Seconds present = std::numeric_limits<Seconds>::infinity();
+    clients_.for_each([&](const Client& other) {
+      if (&other != &client && !other.fifo.empty()) {
+        present = std::min(present, other.fifo.front().tag.absolute);
+      }
+    });
+    return std::isinf(present) ? frontier_ : present;
+  }
 };
 
 template <class ClientId, class Request, class Hash>
@@ -211,12 +230,23 @@ Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Seconds e
   const auto slot = clients_.find(id);
   if (!slot) return slot.error();
   Client& client = clients_[slot.value()];
+  if (extra > 0) {
+    const Seconds offset = std::min(extra, client.refund_credit);
+    client.refund_credit -= offset;
+    extra -= offset;
+  }
   const Seconds moved = extra / client.utilization;
-  client.accumulated += moved;
-  if (client.fifo.empty()) return Ok{};
+  if (client.fifo.empty()) {
+    const Seconds back_to = std::min(client.accumulated, frontier_);
+    const Seconds accumulated = std::max(client.accumulated + moved, back_to);
+    client.refund_credit += (accumulated - (client.accumulated + moved)) * client.utilization;
+    client.accumulated = accumulated;
+    return Ok{};
+  }
   const std::size_t queued = client.fifo.size();
+  const Seconds head = client.fifo.front().tag.absolute;
   const Seconds last = client.fifo.at(queued - 1).tag.absolute + moved;
-  Seconds start = client.fifo.front().tag.absolute - client.fifo.front().tag.relative + moved;
+  Seconds start = head - client.fifo.front().tag.relative + moved;
   for (std::size_t k = 0; k < queued; ++k) {
     Entry& entry = client.fifo.at(k);
     const std::optional<Seconds> cost = recost(entry.request);
@@ -225,7 +255,14 @@ Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Seconds e
     entry.tag = DeadlineTag{relative, start + relative};
     start = entry.tag.absolute;
   }
-  client.accumulated += start - last;
+  client.accumulated += moved + start - last;
+  const Seconds back_to = std::min(head, present_for(client));
+  if (client.fifo.front().tag.absolute < back_to) {
+    const Seconds shift = back_to - client.fifo.front().tag.absolute;
+    for (std::size_t k = 0; k < queued; ++k) client.fifo.at(k).tag.absolute += shift;
+    client.accumulated += shift;
+    client.refund_credit += shift * client.utilization;
+  }
   heads_.update(slot.value(), client.fifo.front().tag.absolute);
   return Ok{};
 }

@@ -156,10 +156,11 @@ TEST(QBoxQueue, RepriceMovesAndRetagsTheQueuedRequests) {
   Queue queue;
   ASSERT_TRUE(queue.add_client("w", 0.5));
   ASSERT_TRUE(queue.add_client("r", 0.5));
-  // Tagged at a price four times too high: 2, 4, 6.
+  ASSERT_TRUE(queue.charge("w", 1.0));  // w starts 2 s later: T = 2
+  // Tagged at a price four times too high: 4, 6, 8.
   for (int request = 1; request <= 3; ++request) ASSERT_TRUE(queue.enqueue("w", request, 1.0, 0));
   ASSERT_TRUE(queue.enqueue("r", 10, 0.5, 0));  // 1
-  EXPECT_EQ(queue.dequeue(0)->request, 10);
+  EXPECT_EQ(queue.dequeue(0)->request, 10);      // the frontier: 1
   // A refund of 0.5 s for what was charged before, and the queued requests at 0.25 s, except
   // request 3 whose price is kept.
   const auto recost = [](int& request) -> std::optional<Seconds> {
@@ -169,25 +170,58 @@ TEST(QBoxQueue, RepriceMovesAndRetagsTheQueuedRequests) {
   };
   ASSERT_TRUE(queue.reprice("w", -0.5, recost));
   ASSERT_TRUE(queue.enqueue("r", 11, 0.4, 0));  // from the frontier 1: 1.8
-  // w's first interval began at 0, moved back to -1: -0.5, 0, then request 3's 2 s: 2.
+  // w's first interval began at 2, moved back to 1: 1.5, 2, then request 3's 2 s: 4.
   auto next = queue.dequeue(0);
   EXPECT_EQ(next->request, 101);
-  EXPECT_DOUBLE_EQ(next->tag.absolute, -0.5);
-  next = queue.dequeue(0);
-  EXPECT_EQ(next->request, 102);
-  EXPECT_DOUBLE_EQ(next->tag.absolute, 0.0);
-  ASSERT_TRUE(queue.enqueue("w", 4, 0.25, 0));  // after request 3: 2.5
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 1.5);
   EXPECT_EQ(queue.dequeue(0)->request, 11);
   next = queue.dequeue(0);
-  EXPECT_EQ(next->request, 3);
+  EXPECT_EQ(next->request, 102);
   EXPECT_DOUBLE_EQ(next->tag.absolute, 2.0);
-  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 2.5);
+  ASSERT_TRUE(queue.enqueue("w", 4, 0.25, 0));  // after request 3: 4.5
+  next = queue.dequeue(0);
+  EXPECT_EQ(next->request, 3);
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 4.0);
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 4.5);
   // With nothing queued it moves the accumulated deadline only, like charge().
   ASSERT_TRUE(queue.reprice("w", 0.25, recost));
   ASSERT_TRUE(queue.enqueue("w", 5, 0.25, 0));
-  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 3.5);
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 5.5);
   EXPECT_EQ(queue.reprice("ghost", 0, recost).error().key, "client");
   EXPECT_EQ(queue.reprice("w", std::nan(""), recost).error().key, "cost");
+}
+
+// A refund never puts a client's head before the other clients' heads, where it would go before
+// everyone until it caught up; what it could not give offsets the client's next surcharges.
+TEST(QBoxQueue, ARefundGoesBackOnlyToTheOthersHeadsAndTheRestOffsetsLaterSurcharges) {
+  Queue queue;
+  ASSERT_TRUE(queue.add_client("w", 0.5));
+  ASSERT_TRUE(queue.add_client("r", 0.5));
+  const auto keep = [](int&) -> std::optional<Seconds> { return std::nullopt; };
+  ASSERT_TRUE(queue.enqueue("w", 1, 0.5, 0));  // 1
+  ASSERT_TRUE(queue.enqueue("r", 10, 1.0, 0));  // 2
+  EXPECT_EQ(queue.dequeue(0)->request, 1);
+  EXPECT_EQ(queue.dequeue(0)->request, 10);     // the frontier: 2
+  ASSERT_TRUE(queue.charge("w", 1.0));          // its first cost 0.5 s more: T = 3
+  ASSERT_TRUE(queue.enqueue("w", 2, 0.5, 0));   // 4
+  ASSERT_TRUE(queue.enqueue("r", 11, 0.5, 0));  // 3
+  // 2 s refunded would move w's head back 4, to 0: it goes back only to r's head (3), and the
+  // 1.5 s not given is kept.
+  ASSERT_TRUE(queue.reprice("w", -2.0, keep));
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 3.0);
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 3.0);  // the frontier: 3
+  // The 1.5 s kept offset the next 1.5 s of surcharges, then they move w again.
+  ASSERT_TRUE(queue.reprice("w", 1.5, keep));
+  ASSERT_TRUE(queue.enqueue("w", 3, 0.5, 0));
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 4.0);
+  ASSERT_TRUE(queue.reprice("w", 1.0, keep));
+  ASSERT_TRUE(queue.enqueue("w", 4, 0.5, 0));
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 7.0);
+  // With nothing queued anywhere, a refund takes T back only to the frontier (7).
+  ASSERT_TRUE(queue.charge("w", 1.0));  // T = 9
+  ASSERT_TRUE(queue.reprice("w", -3.0, keep));
+  ASSERT_TRUE(queue.enqueue("w", 5, 0.5, 0));
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 8.0);
 }
 
 TEST(QBoxQueue, DequeuePreferringBendsEarliestDeadlineFirstByAtMostTheSlack) {

@@ -60,7 +60,7 @@ struct OpTraits {
 // an op writes and to 0 for a read; offsets are inside the message, which we do not parse, so
 // every op counts as random. Peering events carry a cost of 10 but write no client data; counted
 // as writes, 25-32 of them in a long window with few other writes pulled the write price's per-op
-// term up to 8-34 ms (bench/qbox/README.md, "Replica sub-ops in the write fit"). So they are not.
+// term up to 8-34 ms (bench/qbox/README.md, "Peering events are not writes"). So they are not.
 inline OpTraits op_traits(std::uint8_t scheduler_class, std::uint64_t owner, std::int32_t cost,
                           bool peering) {
   OpTraits traits;

@@ -172,6 +172,13 @@ class QBoxQueue {
     });
     return std::isinf(present) ? frontier_ : present;
   }
+
+  // `deadline` raised to `floor`, the refund that would have taken it lower kept as credit.
+  static Seconds keep_refund_below(Client& client, Seconds deadline, Seconds floor) {
+    if (deadline >= floor) return deadline;
+    client.refund_credit += (floor - deadline) * client.utilization;
+    return floor;
+  }
 };
 
 template <class ClientId, class Request, class Hash>
@@ -237,10 +244,8 @@ Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Seconds e
   }
   const Seconds moved = extra / client.utilization;
   if (client.fifo.empty()) {
-    const Seconds back_to = std::min(client.accumulated, frontier_);
-    const Seconds accumulated = std::max(client.accumulated + moved, back_to);
-    client.refund_credit += (accumulated - (client.accumulated + moved)) * client.utilization;
-    client.accumulated = accumulated;
+    client.accumulated = keep_refund_below(client, client.accumulated + moved,
+                                           std::min(client.accumulated, frontier_));
     return Ok{};
   }
   const std::size_t queued = client.fifo.size();
@@ -256,12 +261,12 @@ Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Seconds e
     start = entry.tag.absolute;
   }
   client.accumulated += moved + start - last;
-  const Seconds back_to = std::min(head, present_for(client));
-  if (client.fifo.front().tag.absolute < back_to) {
-    const Seconds shift = back_to - client.fifo.front().tag.absolute;
+  const Seconds new_head = client.fifo.front().tag.absolute;
+  const Seconds shift =
+      keep_refund_below(client, new_head, std::min(head, present_for(client))) - new_head;
+  if (shift > 0) {
     for (std::size_t k = 0; k < queued; ++k) client.fifo.at(k).tag.absolute += shift;
     client.accumulated += shift;
-    client.refund_credit += shift * client.utilization;
   }
   heads_.update(slot.value(), client.fifo.front().tag.absolute);
   return Ok{};

@@ -102,6 +102,28 @@ class QBoxQueue {
   // deadline is at most `slack` seconds later, so a run the device serves cheaply (a sequential
   // stream) is not broken up; each client's order can be bent by at most `slack`.
   std::optional<Dequeued> dequeue_preferring(const ClientId& id, Seconds slack, Seconds now);
+  // Like dequeue(), but among the clients whose head request satisfies `eligible(const Request&)`
+  // only: the earliest of those heads, or nothing if none does. O(clients).
+  template <class Eligible>
+  std::optional<Dequeued> dequeue_earliest_where(Eligible&& eligible, Seconds /*now*/) {
+    if (at_depth()) return std::nullopt;
+    const ClientId* id = earliest_where(eligible);
+    if (id == nullptr) return std::nullopt;
+    return take(clients_.slot_of(*id));
+  }
+  // The client dequeue_earliest_where() would take from; nullptr if none. O(clients).
+  template <class Eligible>
+  const ClientId* earliest_where(Eligible&& eligible) const {
+    const Client* earliest = nullptr;
+    clients_.for_each([&](const Client& client) {
+      if (client.fifo.empty() || !eligible(client.fifo.front().request)) return;
+      if (earliest == nullptr ||
+          client.fifo.front().tag.absolute < earliest->fifo.front().tag.absolute) {
+        earliest = &client;
+      }
+    });
+    return earliest == nullptr ? nullptr : &earliest->id;
+  }
   // The request at the head of `id`'s FIFO; nullptr if none is queued or `id` is unknown.
   const Request* head(const ClientId& id) const {
     const std::uint32_t slot = clients_.slot_of(id);

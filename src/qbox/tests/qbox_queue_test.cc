@@ -243,6 +243,28 @@ TEST(QBoxQueue, DequeuePreferringBendsEarliestDeadlineFirstByAtMostTheSlack) {
   EXPECT_FALSE(queue.dequeue_preferring("b", 0.3, 0));
 }
 
+TEST(QBoxQueue, DequeueEarliestWhereTakesTheEarliestEligibleHead) {
+  Queue queue;
+  ASSERT_TRUE(queue.add_client("writer", 0.5));
+  ASSERT_TRUE(queue.add_client("reader", 0.25));
+  ASSERT_TRUE(queue.add_client("other", 0.25));
+  ASSERT_TRUE(queue.enqueue("writer", 1, 0.125, 0));   // deadline 0.25
+  ASSERT_TRUE(queue.enqueue("reader", -2, 0.125, 0));  // 0.5
+  ASSERT_TRUE(queue.enqueue("other", -3, 0.25, 0));    // 1
+  ASSERT_TRUE(queue.enqueue("other", -4, 0.0, 0));     // 1
+  const auto negative = [](int request) { return request < 0; };
+  ASSERT_NE(queue.earliest_where(negative), nullptr);
+  EXPECT_EQ(*queue.earliest_where(negative), "reader");
+  EXPECT_EQ(queue.dequeue_earliest_where(negative, 0)->request, -2);
+  EXPECT_EQ(queue.dequeue_earliest_where(negative, 0)->request, -3);
+  EXPECT_EQ(queue.dequeue_earliest_where(negative, 0)->request, -4);
+  // Only the writer's head is left, and it is not eligible; it stays for dequeue().
+  EXPECT_EQ(queue.earliest_where(negative), nullptr);
+  EXPECT_FALSE(queue.dequeue_earliest_where(negative, 0));
+  EXPECT_EQ(queue.size(), 1u);
+  EXPECT_EQ(queue.dequeue(0)->request, 1);
+}
+
 TEST(QBoxQueue, RejectsInvalidUtilizations) {
   Queue queue;
   for (double bad : {0.0, -0.5, 1.5, std::nan(""), std::numeric_limits<double>::infinity()}) {

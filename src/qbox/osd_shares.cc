@@ -184,6 +184,11 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   estimator_.on_completion(op.request_class, now);
   const Seconds measured = std::max(0.0, run_clock_ - op.started);
   const bool write = op.request_class.operation == Operation::write;
+  if (write) {
+    const WritePrice& price = writes_.price();
+    write_backlog_ = drained_write_backlog(now) + price.of(op.bytes) / price.copies;
+    write_backlog_at_ = now;
+  }
   if (op.account == kNoAccount || op.account >= accounts_.size()) {
     if (write) writes_.on_replica_write(op.bytes);
     return measured;
@@ -222,6 +227,15 @@ std::unordered_map<AccountId, Seconds> OsdShares::take_write_adjustments() {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto taken = writes_.take_adjustments();
   return {taken.begin(), taken.end()};
+}
+
+Seconds OsdShares::write_backlog_falls_to(Seconds limit) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return write_backlog_at_ + write_backlog_ - limit;
+}
+
+Seconds OsdShares::drained_write_backlog(Seconds now) const {
+  return std::max<Seconds>(0, write_backlog_ - (now - write_backlog_at_));
 }
 
 void OsdShares::on_held() {
@@ -316,7 +330,8 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
   }
   out += "]";
   out += "},\"write_holds\":{\"count\":" + std::to_string(holds_) +
-         ",\"seconds\":" + real(held_total_) + ",\"idle_seconds\":" + real(held_idle_);
+         ",\"seconds\":" + real(held_total_) + ",\"idle_seconds\":" + real(held_idle_) +
+         ",\"backlog_seconds\":" + real(drained_write_backlog(now));
   out += "},\"clients\":[";
   bool first = true;
   for (const AccountId id : order_) {

@@ -98,6 +98,15 @@ struct OsdSharesConfig {
   // messenger (0.01 s was not, in ceph-osd: bench/qbox/README.md, "Held writes"), and short
   // enough that a reader that has left costs a lone writer little.
   Seconds read_anticipation = 0.05;
+  // How much device time of writes may be submitted and not yet done while a reader is about
+  // (shard_queue.h, "The writes' backlog"): about two 1 MiB writes of the emulated SSD x10, so a
+  // read that arrives waits that long at most behind them, where a writer's whole queue once went
+  // to BlueStore in one burst (bench/qbox/README.md, "The writes' backlog").
+  Seconds write_backlog = 0.25;
+  // How long after its last read completed a reader still counts as about for that bound: longer
+  // than a closed-loop reader whose ops wait at another OSD stays away (0.5-1 s in the queue
+  // traces of two OSDs), short enough that a writer left alone soon has the device to itself.
+  Seconds reader_presence = 1.0;
   CostEstimatorConfig estimator;
   WritePricerConfig writes;
 };
@@ -123,6 +132,13 @@ class OsdShares {
   std::shared_ptr<const ShareSnapshot> snapshot() const;
   Seconds default_cost() const { return config_.default_cost; }
   Seconds read_anticipation() const { return config_.read_anticipation; }
+  Seconds write_backlog_limit() const { return config_.write_backlog; }
+  Seconds reader_presence() const { return config_.reader_presence; }
+  // When the writes' backlog falls to `limit`: the device time of the writes, client writes and
+  // replica sub-ops alike, submitted and not yet done, as the write price has it (before
+  // `copies`: this device's own time), the device taken to do them back to back. An absolute
+  // time, so that a shard that waits until then finds it there (`qbox status`: backlog_seconds).
+  Seconds write_backlog_falls_to(Seconds limit) const;
 
   // An op entered a shard's queue for `account` (kNoAccount: immediate). Returns the device time
   // it is estimated to cost, which the shard tags it with. `requeued`: an op put back after it
@@ -173,6 +189,7 @@ class OsdShares {
   Seconds price_of(AccountId account, RequestClass request_class, std::uint64_t bytes) const;
   // A read's price while writes are about (write_pricer.h); nothing otherwise.
   std::optional<Seconds> clean_read_price(AccountId account) const;
+  Seconds drained_write_backlog(Seconds now) const;
 
   AccountId account_for(const std::string& name);
   void accumulate_busy(Seconds now);
@@ -199,6 +216,8 @@ class OsdShares {
   std::uint64_t holds_ = 0;      // since the start: writes held for readers
   Seconds held_total_ = 0;       // with none of the reader's reads running
   Seconds held_idle_ = 0;        // of that, judged idle by the read after it
+  Seconds write_backlog_ = 0;    // at write_backlog_at_
+  Seconds write_backlog_at_ = 0;
   Seconds run_clock_ = 0;  // advances by dt / in_flight_ while ops run: each one's share of dt
   Seconds busy_since_;
   double last_busy_running_ = 0;  // of the last complete window, as fractions of it

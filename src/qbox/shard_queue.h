@@ -19,6 +19,19 @@
 // writes submitted before it, and idle time, left out of the write price, where the reader's next
 // read ran at its clean price (osd_shares.h; doc/dev/qbox-in-osd.md, "Held writes").
 //
+// The writes' backlog: the anticipation above ends `read_anticipation` after a reader's last read.
+// A reader whose ops wait at another OSD stays away longer, and then EDF, work-conserving, handed
+// the shard threads every queued write at once: on two OSDs a 1 MiB writer's queue, 14 writes and
+// 17 s of its deadlines, went to BlueStore in half a second, and the reader, back, waited behind
+// them (bench/qbox/README.md, "The writes' backlog"). So while a reader is about (a read queued
+// or running, or one completed within `reader_presence`), the writes' device time submitted and
+// not yet done (OsdShares::write_backlog_falls_to) is kept at most `write_backlog`: beyond it,
+// reads queued behind a write at the head go first, and with none queued the write is held until
+// the backlog has drained to the bound or the reader is no longer about. The thesis bounds the
+// device's queue so that QBox, not the device, decides the order (qbox_queue.h, "Bounded dispatch
+// depth"); a write's thread comes back at submission, so its place in the device's queue is
+// counted by its price instead.
+//
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.
 //
@@ -106,8 +119,12 @@ class ShardQueue {
                         shares_.on_dispatch(kNoAccount, next.request_class, next.bytes, 0, now)};
     }
     if (may_hold && (hold_ = write_hold(now))) return std::nullopt;
-    auto next = qbox_.dequeue(now);
-    if (!next) return std::nullopt;
+    const std::optional<Hold> backlog = may_hold ? backlog_hold(now) : std::nullopt;
+    auto next = backlog ? qbox_.dequeue_earliest_where(is_read, now) : qbox_.dequeue(now);
+    if (!next) {
+      hold_ = backlog;
+      return std::nullopt;
+    }
     // The OSD's shard threads bound how many ops run at once; QBox only orders them.
     qbox_.on_completion();
     Dispatched dispatched{std::move(next->request.op),
@@ -144,7 +161,11 @@ class ShardQueue {
     return hold_ ? std::optional<Seconds>(hold_->until) : std::nullopt;
   }
   // Whether dequeue(now) would hold: ops are queued, and none may go now.
-  bool only_held(Seconds now) const { return immediate_.empty() && write_hold(now).has_value(); }
+  bool only_held(Seconds now) const {
+    return immediate_.empty() &&
+           (write_hold(now).has_value() ||
+            (backlog_hold(now) && qbox_.earliest_where(is_read) == nullptr));
+  }
 
   std::size_t size() const { return immediate_.size() + qbox_.size(); }
   std::size_t immediate_size() const { return immediate_.size(); }
@@ -210,6 +231,31 @@ class ShardQueue {
       }
     }
     return hold;
+  }
+
+  static bool is_read(const Queued& queued) {
+    return queued.request_class.operation == Operation::read;
+  }
+
+  // The hold that starts at `now` if the write at the head must wait for the writes' backlog to
+  // drain (above, "The writes' backlog"), for the reader most recently about; or nothing.
+  std::optional<Hold> backlog_hold(Seconds now) const {
+    const AccountId* first = qbox_.earliest();
+    if (first == nullptr || is_read(*qbox_.head(*first))) return std::nullopt;
+    std::optional<AccountId> about;
+    Seconds latest = now - shares_.reader_presence();
+    for (const auto& [account, reader] : readers_) {
+      const Seconds seen =
+          reader.in_flight > 0 || qbox_.head(account) != nullptr ? now : reader.last_done;
+      if (seen >= latest) {
+        latest = seen;
+        about = account;
+      }
+    }
+    if (!about) return std::nullopt;
+    const Seconds drained = shares_.write_backlog_falls_to(shares_.write_backlog_limit());
+    if (now >= drained) return std::nullopt;
+    return Hold{*about, now, std::min(drained, latest + shares_.reader_presence())};
   }
 
   void reprice_writes() {

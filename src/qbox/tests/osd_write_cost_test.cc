@@ -269,6 +269,83 @@ TEST(OsdWriteCost, WithoutTheHoldAWriterTakesTheClosedLoopReadersShare) {
   EXPECT_LT(closed_loop(setup).reader_part, 0.5);
 }
 
+// The reader of closed_loop(), but away for 0.3 s after every 300 reads, as a reader whose ops
+// wait at another OSD is, longer than read_anticipation. Returns, after the warm-up, the longest
+// a read took from its enqueue to its completion, and the reader's part of the device.
+struct AwayRun {
+  Seconds longest_read;
+  double reader_part;
+  std::string status;
+};
+
+AwayRun reader_away(Seconds write_backlog) {
+  FakeOsd osd(0.001, 0.003, 1000);
+  OsdSharesConfig config;
+  config.window = 1.0;
+  config.write_backlog = write_backlog;
+  OsdShares shares(config, 0);
+  ShareTable table;
+  table.epoch = 1;
+  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", 0.2, {2}}};
+  shares.set_table(table, 0);
+  ShardQueue<int> queue(shares);
+  constexpr Seconds kThink = 0.0005;
+  constexpr Seconds kAway = 0.3;
+  constexpr int kReadsBetweenAbsences = 300;
+  Seconds now = 0;
+  Seconds next_read = 0;
+  Seconds read_enqueued = 0;
+  bool read_in_shard = false;
+  int reads = 0;
+  int writes_queued = 0;
+  Seconds longest_read = 0;
+  Seconds device[2] = {0, 0};
+  while (now < 90) {
+    if (!read_in_shard && next_read <= now) {
+      queue.enqueue(0, {OpClass::client, 1, kRead}, now);
+      read_in_shard = true;
+      read_enqueued = now;
+    }
+    for (; writes_queued < 8; ++writes_queued) {
+      queue.enqueue(1, {OpClass::client, 2, kWrite, 65536}, now);
+    }
+    const auto op = queue.dequeue(now);
+    if (!op) {
+      now = std::min(*queue.held_until(), next_read);
+      continue;
+    }
+    if (now > 30) device[op->op] += op->op ? osd.write_cost : osd.read_cost;
+    now = osd.run(op->running.request_class, now);
+    queue.complete(op->running, now);
+    if (op->op == 0) {
+      if (now > 30) longest_read = std::max(longest_read, now - read_enqueued);
+      read_in_shard = false;
+      next_read = now + (++reads % kReadsBetweenAbsences == 0 ? kAway : kThink);
+    } else {
+      --writes_queued;
+    }
+  }
+  return {longest_read, device[0] / (device[0] + device[1]),
+          shares.status_json({"active", "", "", "", 1}, now)};
+}
+
+// Once the anticipation ends, the writer's queue goes to the device until its backlog reaches
+// write_backlog, and the reader, back, waits behind that much and no more (0.22 s). Away 0.3 s of
+// every 0.75 s or so, it has the device for 0.35 of the time.
+TEST(OsdWriteCost, AReaderBackFromAwayWaitsBehindAtMostTheWritesBacklog) {
+  const AwayRun run = reader_away(0.25);
+  EXPECT_LT(run.longest_read, 0.3) << run.status;
+  EXPECT_GT(run.reader_part, 0.3) << run.status;
+}
+
+// The control: unbounded, the writer fills the device's queue while the reader is away, and the
+// reader, back, waits 3 s behind it and has the device for 0.035 of the time.
+TEST(OsdWriteCost, WithoutTheBoundAReaderBackFromAwayWaitsBehindTheWritersQueue) {
+  const AwayRun run = reader_away(1e9);
+  EXPECT_GT(run.longest_read, 2.0) << run.status;
+  EXPECT_LT(run.reader_part, 0.1) << run.status;
+}
+
 TEST(OsdShares, BusyReportsRunningAndOutstandingFractions) {
   OsdSharesConfig config;
   config.window = 1.0;

@@ -10,6 +10,7 @@ namespace erails::qbox {
 namespace {
 
 constexpr RequestClass kRead{Operation::read, Access::random};
+constexpr RequestClass kWrite{Operation::write, Access::random};
 
 ShareTable table_of(double alice, double bob) {
   ShareTable table;
@@ -71,6 +72,58 @@ std::uint64_t fits_after_immediate_ops(const OpTraits& traits) {
 TEST(ShardQueue, PeeringEventsAreNotTheDevicesWrites) {
   EXPECT_GE(fits_after_immediate_ops(op_traits(2, 1, 4729, false)), 1u);
   EXPECT_EQ(fits_after_immediate_ops(op_traits(2, 0, 10, true)), 0u);
+}
+
+// While a reader is about, the writes' device time submitted and not yet done stays under
+// write_backlog: a read passes the write at the head, and with no read queued the write waits
+// for the backlog to drain, or for the reader to have been away reader_presence.
+TEST(ShardQueue, WritesWaitForTheirBacklogWhileAReaderIsAbout) {
+  OsdSharesConfig c = config();
+  c.write_backlog = 0.25;
+  c.reader_presence = 1.0;
+  OsdShares shares(c, 0);
+  shares.set_table(table_of(0.05, 0.7), 0);  // alice reads, bob writes, his deadlines first
+  ShardQueue<int> queue(shares);
+  queue.enqueue(1, {OpClass::client, 100, kRead}, 0);
+  queue.complete(queue.dequeue(0)->running, 0.001);
+  // A replica sub-op of 32 MiB: 3.36 s of the device at the prior price, owed by nobody here.
+  queue.enqueue(2, {OpClass::immediate, 0, kWrite, 32u << 20}, 0.001);
+  queue.complete(queue.dequeue(0.001)->running, 0.002);
+  EXPECT_NEAR(shares.write_backlog_falls_to(0), 3.3575, 1e-3);
+  EXPECT_NEAR(shares.write_backlog_falls_to(0.25), 3.1075, 1e-3);
+
+  queue.enqueue(3, {OpClass::client, 200, kWrite, 65536}, 0.01);
+  queue.enqueue(4, {OpClass::client, 100, kRead}, 0.01);
+  const auto read = queue.dequeue(0.01);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->op, 4);  // bob's write is earlier in EDF order, but the backlog is full
+  queue.complete(read->running, 0.011);
+  EXPECT_TRUE(queue.only_held(0.011));
+  EXPECT_FALSE(queue.dequeue(0.011));
+  ASSERT_TRUE(queue.held_until());
+  EXPECT_NEAR(*queue.held_until(), 1.011, 1e-9);  // alice's last read + reader_presence
+  EXPECT_FALSE(queue.only_held(1.02));
+  const auto write = queue.dequeue(1.02);
+  ASSERT_TRUE(write);
+  EXPECT_EQ(write->op, 3);
+}
+
+// Nobody reads here: a writer alone is not held, whatever its backlog.
+TEST(ShardQueue, AWriterAloneIsNotHeldForItsBacklog) {
+  OsdSharesConfig c = config();
+  c.write_backlog = 0.001;
+  OsdShares shares(c, 0);
+  shares.set_table(table_of(0.3, 0.3), 0);
+  ShardQueue<int> queue(shares);
+  for (int op = 0; op < 100; ++op) {
+    const Seconds now = op * 0.0001;
+    queue.enqueue(op, {OpClass::client, 200, kWrite, 1u << 20}, now);
+    const auto next = queue.dequeue(now);
+    ASSERT_TRUE(next) << op;
+    queue.complete(next->running, now + 0.00001);
+  }
+  const std::string status = shares.status_json({"active", "", "", "", 1}, 0.01);
+  EXPECT_NE(status.find(R"("backlog_seconds":10.)"), std::string::npos) << status;
 }
 
 TEST(ShardQueue, ImmediateOpsGoFirst) {

@@ -125,6 +125,14 @@ TEST(OsdWriteCost, WithoutAThrottleWritesArePricedAtSubmission) {
   EXPECT_LT(field(status, "rand_write"), 0.0003) << status;
 }
 
+// The two clients of the runs below: a reader at 0.6 and a writer at `writer_share`.
+ShareTable reader_and_writer(double writer_share) {
+  ShareTable table;
+  table.epoch = 1;
+  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", writer_share, {2}}};
+  return table;
+}
+
 // A reader and a writer, both backlogged, given 0.6 and 0.2 of the device, with Ceph's default
 // throttle: the writes wait inside the device and every read waits behind them. Priced by their
 // runs, the writes would cost their submission and the writer would take nearly the whole device
@@ -135,10 +143,7 @@ TEST(OsdWriteCost, AReaderAndAWriterShareTheDeviceByTargetBehindADeepThrottle) {
   OsdSharesConfig config;
   config.window = 1.0;
   OsdShares shares(config, 0);
-  ShareTable table;
-  table.epoch = 1;
-  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", 0.2, {2}}};
-  shares.set_table(table, 0);
+  shares.set_table(reader_and_writer(0.2), 0);
   ShardQueue<int> queue(shares);
   Seconds now = 0;
   Seconds device[2] = {0, 0};
@@ -164,6 +169,7 @@ TEST(OsdWriteCost, AReaderAndAWriterShareTheDeviceByTargetBehindADeepThrottle) {
 struct ClosedLoopRun {
   double reader_part;  // of the device's time, counting the time writes were held for it
   int holds;           // dequeue() calls that held a write
+  Seconds longest_read;  // from its enqueue to its completion
   std::string status;
 };
 
@@ -173,6 +179,11 @@ struct ClosedLoop {
   std::uint64_t write_bytes = 65536;
   double writer_share = 0.2;
   bool may_hold = true;  // the shard thread waits for a hold's end
+  Seconds write_backlog = OsdSharesConfig{}.write_backlog;
+  // The reader goes away this long after every reads_between_absences reads (0: never), as a
+  // reader whose ops wait at another OSD does.
+  Seconds away = 0;
+  int reads_between_absences = 300;
 };
 
 // The same two clients, but the reader is closed-loop: one read at a time, the next sent 0.5 ms
@@ -182,23 +193,25 @@ ClosedLoopRun closed_loop(const ClosedLoop& setup) {
   OsdSharesConfig config;
   config.window = 1.0;
   config.read_anticipation = setup.read_anticipation;
+  config.write_backlog = setup.write_backlog;
   OsdShares shares(config, 0);
-  ShareTable table;
-  table.epoch = 1;
-  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", setup.writer_share, {2}}};
-  shares.set_table(table, 0);
+  shares.set_table(reader_and_writer(setup.writer_share), 0);
   ShardQueue<int> queue(shares);
   constexpr Seconds kThink = 0.0005;
   Seconds now = 0;
   Seconds next_read = 0;
+  Seconds read_enqueued = 0;
   bool read_in_shard = false;
+  int reads = 0;
   int writes_queued = 0;
   Seconds device[2] = {0, 0};
   int holds = 0;
+  Seconds longest_read = 0;
   while (now < 90) {
     if (!read_in_shard && next_read <= now) {
       queue.enqueue(0, {OpClass::client, 1, kRead}, now);
       read_in_shard = true;
+      read_enqueued = now;
     }
     for (; writes_queued < 8; ++writes_queued) {
       queue.enqueue(1, {OpClass::client, 2, kWrite, setup.write_bytes}, now);
@@ -219,13 +232,15 @@ ClosedLoopRun closed_loop(const ClosedLoop& setup) {
     now = osd.run(op->running.request_class, now);
     queue.complete(op->running, now);
     if (op->op == 0) {
+      if (now > 30) longest_read = std::max(longest_read, now - read_enqueued);
       read_in_shard = false;
-      next_read = now + kThink;
+      const bool leaves = setup.away > 0 && ++reads % setup.reads_between_absences == 0;
+      next_read = now + (leaves ? setup.away : kThink);
     } else {
       --writes_queued;
     }
   }
-  return {device[0] / (device[0] + device[1]), holds,
+  return {device[0] / (device[0] + device[1]), holds, longest_read,
           shares.status_json({"active", "", "", "", 1}, now)};
 }
 
@@ -269,79 +284,29 @@ TEST(OsdWriteCost, WithoutTheHoldAWriterTakesTheClosedLoopReadersShare) {
   EXPECT_LT(closed_loop(setup).reader_part, 0.5);
 }
 
-// The reader of closed_loop(), but away for 0.3 s after every 300 reads, as a reader whose ops
-// wait at another OSD is, longer than read_anticipation. Returns, after the warm-up, the longest
-// a read took from its enqueue to its completion, and the reader's part of the device.
-struct AwayRun {
-  Seconds longest_read;
-  double reader_part;
-  std::string status;
-};
-
-AwayRun reader_away(Seconds write_backlog) {
-  FakeOsd osd(0.001, 0.003, 1000);
-  OsdSharesConfig config;
-  config.window = 1.0;
-  config.write_backlog = write_backlog;
-  OsdShares shares(config, 0);
-  ShareTable table;
-  table.epoch = 1;
-  table.clients = {{"client.reader", 0.6, {1}}, {"client.writer", 0.2, {2}}};
-  shares.set_table(table, 0);
-  ShardQueue<int> queue(shares);
-  constexpr Seconds kThink = 0.0005;
-  constexpr Seconds kAway = 0.3;
-  constexpr int kReadsBetweenAbsences = 300;
-  Seconds now = 0;
-  Seconds next_read = 0;
-  Seconds read_enqueued = 0;
-  bool read_in_shard = false;
-  int reads = 0;
-  int writes_queued = 0;
-  Seconds longest_read = 0;
-  Seconds device[2] = {0, 0};
-  while (now < 90) {
-    if (!read_in_shard && next_read <= now) {
-      queue.enqueue(0, {OpClass::client, 1, kRead}, now);
-      read_in_shard = true;
-      read_enqueued = now;
-    }
-    for (; writes_queued < 8; ++writes_queued) {
-      queue.enqueue(1, {OpClass::client, 2, kWrite, 65536}, now);
-    }
-    const auto op = queue.dequeue(now);
-    if (!op) {
-      now = std::min(*queue.held_until(), next_read);
-      continue;
-    }
-    if (now > 30) device[op->op] += op->op ? osd.write_cost : osd.read_cost;
-    now = osd.run(op->running.request_class, now);
-    queue.complete(op->running, now);
-    if (op->op == 0) {
-      if (now > 30) longest_read = std::max(longest_read, now - read_enqueued);
-      read_in_shard = false;
-      next_read = now + (++reads % kReadsBetweenAbsences == 0 ? kAway : kThink);
-    } else {
-      --writes_queued;
-    }
-  }
-  return {longest_read, device[0] / (device[0] + device[1]),
-          shares.status_json({"active", "", "", "", 1}, now)};
+// The reader of closed_loop() away for 0.3 s after every 300 reads, longer than
+// read_anticipation, beside the writer at the default anticipation and a given write_backlog.
+ClosedLoopRun reader_away(Seconds write_backlog) {
+  ClosedLoop setup;
+  setup.read_anticipation = OsdSharesConfig{}.read_anticipation;
+  setup.write_backlog = write_backlog;
+  setup.away = 0.3;
+  return closed_loop(setup);
 }
 
 // Once the anticipation ends, the writer's queue goes to the device until its backlog reaches
 // write_backlog, and the reader, back, waits behind that much and no more (0.22 s). Away 0.3 s of
-// every 0.75 s or so, it has the device for 0.35 of the time.
+// every 0.75 s or so, it has 0.46 of the device, the holds for it counted.
 TEST(OsdWriteCost, AReaderBackFromAwayWaitsBehindAtMostTheWritesBacklog) {
-  const AwayRun run = reader_away(0.25);
+  const ClosedLoopRun run = reader_away(0.25);
   EXPECT_LT(run.longest_read, 0.3) << run.status;
   EXPECT_GT(run.reader_part, 0.3) << run.status;
 }
 
 // The control: unbounded, the writer fills the device's queue while the reader is away, and the
-// reader, back, waits 3 s behind it and has the device for 0.035 of the time.
+// reader, back, waits 3 s behind it and has 0.053 of the device.
 TEST(OsdWriteCost, WithoutTheBoundAReaderBackFromAwayWaitsBehindTheWritersQueue) {
-  const AwayRun run = reader_away(1e9);
+  const ClosedLoopRun run = reader_away(1e9);
   EXPECT_GT(run.longest_read, 2.0) << run.status;
   EXPECT_LT(run.reader_part, 0.1) << run.status;
 }

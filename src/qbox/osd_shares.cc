@@ -186,8 +186,10 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   const bool write = op.request_class.operation == Operation::write;
   if (write) {
     const WritePrice& price = writes_.price();
-    write_backlog_ = drained_write_backlog(now) + price.of(op.bytes) / price.copies;
-    write_backlog_at_ = now;
+    const Seconds device_time = price.of(op.bytes) / price.copies;
+    writes_submitted_.store(writes_submitted_.load(std::memory_order_relaxed) + device_time,
+                            std::memory_order_release);
+    write_backlog_.add(device_time, now);
   }
   if (op.account == kNoAccount || op.account >= accounts_.size()) {
     if (write) writes_.on_replica_write(op.bytes);
@@ -229,18 +231,21 @@ std::unordered_map<AccountId, Seconds> OsdShares::take_write_adjustments() {
   return {taken.begin(), taken.end()};
 }
 
-Seconds OsdShares::write_backlog_falls_to(Seconds limit) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return write_backlog_at_ + write_backlog_ - limit;
-}
-
-Seconds OsdShares::drained_write_backlog(Seconds now) const {
-  return std::max<Seconds>(0, write_backlog_ - (now - write_backlog_at_));
-}
-
 void OsdShares::on_held() {
   std::lock_guard<std::mutex> lock(mutex_);
   ++holds_;
+}
+
+void OsdShares::set_writes_paced(bool paced, Seconds now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  now = clock(now);
+  advance(now);
+  accumulate_busy(now);
+  if (paced) {
+    ++paced_shards_;
+  } else if (paced_shards_ > 0) {
+    --paced_shards_;
+  }
 }
 
 void OsdShares::accumulate_busy(Seconds now) {
@@ -252,6 +257,10 @@ void OsdShares::accumulate_busy(Seconds now) {
   if (queued_ + in_flight_ > 0) {
     busy_outstanding_ += now - busy_since_;
     busy_outstanding_total_ += now - busy_since_;
+    if (in_flight_ == 0 && paced_shards_ > 0) {
+      paced_idle_ += now - busy_since_;
+      writes_.on_idle_hold(now - busy_since_);
+    }
   }
   busy_since_ = now;
   writes_.advance(now, busy_outstanding_total_);
@@ -331,7 +340,8 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
   out += "]";
   out += "},\"write_holds\":{\"count\":" + std::to_string(holds_) +
          ",\"seconds\":" + real(held_total_) + ",\"idle_seconds\":" + real(held_idle_) +
-         ",\"backlog_seconds\":" + real(drained_write_backlog(now));
+         ",\"paced_idle_seconds\":" + real(paced_idle_) +
+         ",\"backlog_seconds\":" + real(write_backlog_.at(now));
   out += "},\"clients\":[";
   bool first = true;
   for (const AccountId id : order_) {

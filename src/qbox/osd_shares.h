@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "qbox/cost_estimator.h"
+#include "qbox/draining_backlog.h"
 #include "qbox/request_class.h"
 #include "qbox/seconds.h"
 #include "qbox/share_table.h"
@@ -98,7 +99,7 @@ struct OsdSharesConfig {
   // messenger (0.01 s was not, in ceph-osd: bench/qbox/README.md, "Held writes"), and short
   // enough that a reader that has left costs a lone writer little.
   Seconds read_anticipation = 0.05;
-  // How much device time of writes may be submitted and not yet done while a reader is about
+  // How much device time of writes may be submitted beyond what the readers about leave the writes
   // (shard_queue.h, "The writes' backlog"): about two 1 MiB writes of the emulated SSD x10, so a
   // read that arrives waits that long at most behind them, where a writer's whole queue once went
   // to BlueStore in one burst (bench/qbox/README.md, "The writes' backlog").
@@ -134,11 +135,11 @@ class OsdShares {
   Seconds read_anticipation() const { return config_.read_anticipation; }
   Seconds write_backlog_limit() const { return config_.write_backlog; }
   Seconds reader_presence() const { return config_.reader_presence; }
-  // When the writes' backlog falls to `limit`: the device time of the writes, client writes and
-  // replica sub-ops alike, submitted and not yet done, as the write price has it (before
-  // `copies`: this device's own time), the device taken to do them back to back. An absolute
-  // time, so that a shard that waits until then finds it there (`qbox status`: backlog_seconds).
-  Seconds write_backlog_falls_to(Seconds limit) const;
+  // The device time of the writes submitted since the start, client writes and replica sub-ops
+  // alike, as the write price has it (before `copies`: this device's own time). `qbox status`'s
+  // backlog_seconds is what of it the device, doing them back to back, has not done yet. Read
+  // without the mutex, like generation(): every shard reads it at each dequeue.
+  Seconds writes_submitted() const { return writes_submitted_.load(std::memory_order_acquire); }
 
   // An op entered a shard's queue for `account` (kNoAccount: immediate). Returns the device time
   // it is estimated to cost, which the shard tags it with. `requeued`: an op put back after it
@@ -157,6 +158,17 @@ class OsdShares {
   // charged to nobody. The time it kept the device idle, if any, is told by that next read
   // (RunningOp::held_before).
   void on_held();
+  // A shard starts or stops holding its writes for the writes' lead (shard_queue.h, "The writes'
+  // backlog"). While one does and no op of the OSD runs, the device idles by the shards' choice:
+  // the write pricer leaves that time out of the writes' residual, as it does a hold the read
+  // after it found idle. Left in, the fit put it on the fewer writes let through, their price
+  // rose, fewer went through, and on two OSDs a MiB's price went from 0.2 s to 4.0 s in 40 s
+  // (bench/qbox/README.md, "What the readers leave the writes"). Left out only once the writes
+  // submitted were done by their price, it confirmed whatever price they had, and rose as well.
+  // BlueStore may still be writing what it was given before, so some of the writes' time is left
+  // out: the price settles lower, where the writes let through slow the reads enough to show it
+  // (on the fake OSD of osd_write_cost_test.cc, 0.042 s per MiB for the device's 0.048).
+  void set_writes_paced(bool paced, Seconds now);
 
   // `qbox status` as specified in doc/dev/qbox-in-osd.md.
   std::string status_json(const StatusHeader& header, Seconds now);
@@ -189,7 +201,6 @@ class OsdShares {
   Seconds price_of(AccountId account, RequestClass request_class, std::uint64_t bytes) const;
   // A read's price while writes are about (write_pricer.h); nothing otherwise.
   std::optional<Seconds> clean_read_price(AccountId account) const;
-  Seconds drained_write_backlog(Seconds now) const;
 
   AccountId account_for(const std::string& name);
   void accumulate_busy(Seconds now);
@@ -213,11 +224,13 @@ class OsdShares {
   Seconds busy_running_ = 0;     // in the current window: in_flight_ > 0
   Seconds busy_outstanding_ = 0;  // queued_ + in_flight_ > 0
   Seconds busy_outstanding_total_ = 0;  // since the start, for the write pricer
+  std::size_t paced_shards_ = 0;
+  Seconds paced_idle_ = 0;  // since the start: paced with nothing running
   std::uint64_t holds_ = 0;      // since the start: writes held for readers
   Seconds held_total_ = 0;       // with none of the reader's reads running
   Seconds held_idle_ = 0;        // of that, judged idle by the read after it
-  Seconds write_backlog_ = 0;    // at write_backlog_at_
-  Seconds write_backlog_at_ = 0;
+  std::atomic<Seconds> writes_submitted_{0};  // written under the mutex
+  DrainingBacklog write_backlog_;
   Seconds run_clock_ = 0;  // advances by dt / in_flight_ while ops run: each one's share of dt
   Seconds busy_since_;
   double last_busy_running_ = 0;  // of the last complete window, as fractions of it

@@ -24,13 +24,17 @@
 // the shard threads every queued write at once: on two OSDs a 1 MiB writer's queue, 14 writes and
 // 17 s of its deadlines, went to BlueStore in half a second, and the reader, back, waited behind
 // them (bench/qbox/README.md, "The writes' backlog"). So while a reader is about (a read queued
-// or running, or one completed within `reader_presence`), the writes' device time submitted and
-// not yet done (OsdShares::write_backlog_falls_to) is kept at most `write_backlog`: beyond it,
-// reads queued behind a write at the head go first, and with none queued the write is held until
-// the backlog has drained to the bound or the reader is no longer about. The thesis bounds the
-// device's queue so that QBox, not the device, decides the order (qbox_queue.h, "Bounded dispatch
-// depth"); a write's thread comes back at submission, so its place in the device's queue is
-// counted by its price instead.
+// or running, or one completed within `reader_presence`), the writes' lead is kept at most
+// `write_backlog`: the device time of the OSD's writes (OsdShares::writes_submitted, replica
+// sub-ops too) beyond what the readers about leave the writes, one minus their shares, per
+// second. Beyond it, reads queued behind a write at the head go first, and with none queued the
+// write is held until the lead has drained to the bound or the reader is no longer about. Draining
+// at the device's pace instead (a bound on the writes not yet done) still let a writer take the
+// whole device whenever the reader had nothing queued here, 0.5 s at a time (bench/qbox/README.md,
+// "What the readers leave the writes"). The thesis bounds the device's queue so that QBox, not
+// the device, decides the order (qbox_queue.h, "Bounded dispatch depth"); a write's thread comes
+// back at submission, so what it leaves the device's queue is counted by its price instead. A
+// client's own reads do not hold its writes, and a writer alone is never held.
 //
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.
@@ -53,6 +57,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "qbox/draining_backlog.h"
 #include "qbox/osd_shares.h"
 #include "qbox/qbox_queue.h"
 #include "qbox/request_class.h"
@@ -96,7 +101,15 @@ class ShardQueue {
   };
 
   // `shares` must outlive the queue.
-  explicit ShardQueue(OsdShares& shares) : shares_(shares) { refresh(); }
+  explicit ShardQueue(OsdShares& shares)
+      : shares_(shares), submitted_seen_(shares.writes_submitted()) {
+    refresh();
+  }
+  ~ShardQueue() {
+    if (hold_ && hold_->paced) shares_.set_writes_paced(false, hold_->since);
+  }
+  ShardQueue(const ShardQueue&) = delete;
+  ShardQueue& operator=(const ShardQueue&) = delete;
 
   void enqueue(Op op, const OpTraits& traits, Seconds now) { put(std::move(op), traits, false, now); }
   // An op the OSD dequeued and puts back (it could not run yet): ahead of its account's other ops,
@@ -119,10 +132,12 @@ class ShardQueue {
                         shares_.on_dispatch(kNoAccount, next.request_class, next.bytes, 0, now)};
     }
     if (may_hold && (hold_ = write_hold(now))) return std::nullopt;
+    follow_writes(now);
     const std::optional<Hold> backlog = may_hold ? backlog_hold(now) : std::nullopt;
     auto next = backlog ? qbox_.dequeue_earliest_where(is_read, now) : qbox_.dequeue(now);
     if (!next) {
       hold_ = backlog;
+      if (hold_) shares_.set_writes_paced(true, now);
       return std::nullopt;
     }
     // The OSD's shard threads bound how many ops run at once; QBox only orders them.
@@ -193,15 +208,21 @@ class ShardQueue {
     AccountId reader;
     Seconds since;
     Seconds until;
+    bool paced = false;  // for the writes' lead (backlog_hold), not a reader's next read
   };
 
-  // Counts the hold, and its time without a read of the reader running, which the reader's next
-  // read tells the OSD's accounting about (RunningOp::held_before).
+  // Counts the hold. A reader's hold: its time without a read of the reader running, which the
+  // reader's next read tells the OSD's accounting about (RunningOp::held_before). A paced one:
+  // the OSD's accounting left its time out of the writes' already (OsdShares::set_writes_paced).
   void end_hold(Seconds now) {
     if (!hold_) return;
-    Reader& reader = readers_[hold_->reader];
-    if (reader.in_flight == 0) {
-      reader.held += std::max<Seconds>(0, now - std::max(hold_->since, reader.last_done));
+    if (hold_->paced) {
+      shares_.set_writes_paced(false, now);
+    } else {
+      Reader& reader = readers_[hold_->reader];
+      if (reader.in_flight == 0) {
+        reader.held += std::max<Seconds>(0, now - std::max(hold_->since, reader.last_done));
+      }
     }
     shares_.on_held();
     hold_.reset();
@@ -237,25 +258,63 @@ class ShardQueue {
     return queued.request_class.operation == Operation::read;
   }
 
-  // The hold that starts at `now` if the write at the head must wait for the writes' backlog to
-  // drain (above, "The writes' backlog"), for the reader most recently about; or nothing.
-  std::optional<Hold> backlog_hold(Seconds now) const {
-    const AccountId* first = qbox_.earliest();
-    if (first == nullptr || is_read(*qbox_.head(*first))) return std::nullopt;
-    std::optional<AccountId> about;
-    Seconds latest = now - shares_.reader_presence();
+  // The readers about at `now` (above, "The writes' backlog") other than `writer`, whose own reads
+  // do not hold its writes: the one seen last, when, and their shares.
+  struct ReadersAbout {
+    std::optional<AccountId> latest;
+    Seconds seen = 0;
+    double shares = 0;
+  };
+  ReadersAbout readers_about(const AccountId* writer, Seconds now) const {
+    ReadersAbout about{std::nullopt, now - shares_.reader_presence(), 0};
     for (const auto& [account, reader] : readers_) {
       const Seconds seen =
           reader.in_flight > 0 || qbox_.head(account) != nullptr ? now : reader.last_done;
-      if (seen >= latest) {
-        latest = seen;
-        about = account;
+      const bool own = writer != nullptr && account == *writer;
+      if (own || seen < now - shares_.reader_presence()) continue;
+      about.shares += utilization_of(account);
+      if (seen >= about.seen) {
+        about.seen = seen;
+        about.latest = account;
       }
     }
-    if (!about) return std::nullopt;
-    const Seconds drained = shares_.write_backlog_falls_to(shares_.write_backlog_limit());
+    return about;
+  }
+
+  double utilization_of(AccountId account) const {
+    for (const auto& [listed, utilization] : snapshot_->utilizations) {
+      if (listed == account) return utilization;
+    }
+    return 0;
+  }
+
+  // The write at EDF's head, if a write is there.
+  const AccountId* head_writer() const {
+    const AccountId* first = qbox_.earliest();
+    return first == nullptr || is_read(*qbox_.head(*first)) ? nullptr : first;
+  }
+
+  // Takes in the writes the OSD submitted since the last call, and drains the writes' lead from
+  // now on at what the readers about leave the writes (all of the device if none is).
+  void follow_writes(Seconds now) {
+    const Seconds submitted = shares_.writes_submitted();
+    if (submitted > submitted_seen_) write_lead_.add(submitted - submitted_seen_, now);
+    submitted_seen_ = submitted;
+    write_lead_.set_rate(std::max(0.0, 1 - readers_about(head_writer(), now).shares), now);
+  }
+
+  // The hold that starts at `now` if the write at the head must wait for the writes' lead to
+  // drain (above, "The writes' backlog"), for the reader most recently about; or nothing.
+  std::optional<Hold> backlog_hold(Seconds now) const {
+    const AccountId* writer = head_writer();
+    if (writer == nullptr) return std::nullopt;
+    const ReadersAbout about = readers_about(writer, now);
+    if (!about.latest) return std::nullopt;
+    const Seconds unseen = shares_.writes_submitted() - submitted_seen_;
+    const Seconds drained = write_lead_.falls_to(shares_.write_backlog_limit() - unseen);
     if (now >= drained) return std::nullopt;
-    return Hold{*about, now, std::min(drained, latest + shares_.reader_presence())};
+    return Hold{*about.latest, now, std::min(drained, about.seen + shares_.reader_presence()),
+                true};
   }
 
   void reprice_writes() {
@@ -315,6 +374,8 @@ class ShardQueue {
   QBoxQueue<AccountId, Queued> qbox_;
   std::unordered_map<AccountId, Reader> readers_;  // a handful: the accounts that read here
   std::optional<Hold> hold_;  // while a write is held (dequeue() returned nothing)
+  DrainingBacklog write_lead_;  // the OSD's writes beyond what this shard's readers leave them
+  Seconds submitted_seen_ = 0;  // OsdShares::writes_submitted() as write_lead_ has it
   std::uint64_t write_fits_seen_ = 0;
 };
 

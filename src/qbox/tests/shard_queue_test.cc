@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "qbox/share_table.h"
@@ -89,8 +90,7 @@ TEST(ShardQueue, WritesWaitForTheirBacklogWhileAReaderIsAbout) {
   // A replica sub-op of 32 MiB: 3.36 s of the device at the prior price, owed by nobody here.
   queue.enqueue(2, {OpClass::immediate, 0, kWrite, 32u << 20}, 0.001);
   queue.complete(queue.dequeue(0.001)->running, 0.002);
-  EXPECT_NEAR(shares.write_backlog_falls_to(0), 3.3575, 1e-3);
-  EXPECT_NEAR(shares.write_backlog_falls_to(0.25), 3.1075, 1e-3);
+  EXPECT_NEAR(shares.writes_submitted(), 3.3555, 1e-3);
 
   queue.enqueue(3, {OpClass::client, 200, kWrite, 65536}, 0.01);
   queue.enqueue(4, {OpClass::client, 100, kRead}, 0.01);
@@ -106,6 +106,50 @@ TEST(ShardQueue, WritesWaitForTheirBacklogWhileAReaderIsAbout) {
   const auto write = queue.dequeue(1.02);
   ASSERT_TRUE(write);
   EXPECT_EQ(write->op, 3);
+}
+
+// The writes' lead drains at what the readers about leave the writes: alice, about with 0.9 (her
+// last read ended 0.1 s ago, past the hold's anticipation), leaves 0.1 of the device a second,
+// and bob's fourth 1 MiB write waits the lead's excess over write_backlog at that pace, not at
+// the device's. Nothing runs while it waits: that time is the shard's choice, not the writes'.
+TEST(ShardQueue, WhileAReaderIsAboutWritesGoAtWhatItsShareLeaves) {
+  OsdSharesConfig c = config();
+  c.write_backlog = 0.25;
+  OsdShares shares(c, 0);
+  shares.set_table(table_of(0.9, 0.05), 0);
+  ShardQueue<int> queue(shares);
+  queue.enqueue(0, {OpClass::client, 100, kRead}, 0);
+  queue.complete(queue.dequeue(0)->running, 0.001);
+  for (int op = 1; op <= 4; ++op) queue.enqueue(op, {OpClass::client, 200, kWrite, 1u << 20}, 0.1);
+  for (int op = 1; op <= 3; ++op) {
+    const auto write = queue.dequeue(0.1);
+    ASSERT_TRUE(write) << op;
+    queue.complete(write->running, 0.1);
+  }
+  const Seconds lead = shares.writes_submitted();
+  EXPECT_GT(lead, 0.25);
+  EXPECT_FALSE(queue.dequeue(0.1));
+  ASSERT_TRUE(queue.held_until());
+  const Seconds until = *queue.held_until();
+  EXPECT_NEAR(until, 0.1 + (lead - 0.25) / 0.1, 1e-9);
+  EXPECT_TRUE(queue.dequeue(until));
+  const std::string status = shares.status_json({"active", "", "", "", 1}, until);
+  const auto paced = status.find(R"("paced_idle_seconds":)");
+  ASSERT_NE(paced, std::string::npos) << status;
+  EXPECT_NEAR(std::stod(status.substr(paced + 21)), until - 0.1, 1e-9) << status;
+}
+
+TEST(DrainingBacklog, DrainsAtItsRateFromTheLastChange) {
+  DrainingBacklog backlog(0.5);
+  backlog.add(1.0, 2.0);
+  EXPECT_DOUBLE_EQ(backlog.at(3.0), 0.5);
+  EXPECT_DOUBLE_EQ(backlog.falls_to(0.25), 3.5);
+  backlog.set_rate(0.25, 3.0);
+  EXPECT_DOUBLE_EQ(backlog.falls_to(0.25), 4.0);
+  EXPECT_DOUBLE_EQ(backlog.at(10.0), 0);
+  backlog.set_rate(0, 3.0);
+  EXPECT_EQ(backlog.falls_to(0.25), std::numeric_limits<Seconds>::infinity());
+  EXPECT_DOUBLE_EQ(backlog.falls_to(0.5), 3.0);
 }
 
 // Nobody reads here: a writer alone is not held, whatever its backlog.

@@ -2,7 +2,8 @@
 and prints, per OSD, in how many windows it had ops outstanding all the time, and per client the
 median of its achieved share and of the fraction of each window it had ops queued there; and, where
 the file has them, the OSD's writes held for readers (doc/dev/qbox-in-osd.md, "Held writes"): how
-many in its first sample and how many a second after it, and the held and idle seconds; and, where
+many in its first sample and how many a second after it, the held and idle seconds, and the seconds
+it paced the writes with nothing running ("The writes' backlog"); and, where
 the run's <run>_write_fit.csv is beside it, how often the OSD's write price was fitted, in how many
 of those fits the per-op term was kept and the range of both terms.
 
@@ -26,8 +27,9 @@ def holds_line(osd_rows):
         return None
     (t0, first), (t1, last) = samples[0], samples[-1]
     rate = (int(last["holds"]) - int(first["holds"])) / (t1 - t0)
+    paced = f"; {float(last['paced_idle_s']):.2f} s paced, nothing running" if last.get("paced_idle_s") else ""
     return (f"  writes held: {int(first['holds'])} by {t0:g} s, then {rate:.1f} a second to {t1:g} s; "
-            f"{float(last['held_s']):.2f} s held, {float(last['held_idle_s']):.2f} s of it idle")
+            f"{float(last['held_s']):.2f} s held, {float(last['held_idle_s']):.2f} s of it idle{paced}")
 
 
 def fit_line(osd_fits):

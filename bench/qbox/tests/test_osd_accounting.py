@@ -27,6 +27,15 @@ def test_the_holds_are_counted_from_the_first_sample_after_the_warm_up():
     assert lines[1] == "  writes held: 90000 by 5 s, then 45.0 a second to 15 s; 3.25 s held, 1.50 s of it idle"
 
 
+def test_the_time_paced_with_nothing_running_is_reported_where_recorded():
+    rows = [dict(row(t, 1, 1.0, "client.r", 0.5, 0.5), holds=str(n), held_s="0.5", held_idle_s="0.1",
+                 paced_idle_s=str(paced))
+            for t, n, paced in ((5.0, 100, 0.25), (15.0, 200, 2.5))]
+    lines = osd_accounting.summarize(rows, 4.0)
+    assert lines[1] == ("  writes held: 100 by 5 s, then 10.0 a second to 15 s; 0.50 s held, 0.10 s of it idle;"
+                        " 2.50 s paced, nothing running")
+
+
 def fit(t, osd, per_op, per_mib):
     return {"time_s": str(t), "osd": str(osd), "write_ms_per_op": str(per_op), "write_ms_per_mib": str(per_mib)}
 

@@ -15,7 +15,6 @@ class DrainingBacklog {
   explicit DrainingBacklog(double rate = 1.0) : rate_(rate) {}
 
   Seconds at(Seconds now) const { return std::max<Seconds>(0, amount_ - rate_ * (now - since_)); }
-  double rate() const { return rate_; }
 
   void add(Seconds amount, Seconds now) {
     amount_ = at(now) + amount;

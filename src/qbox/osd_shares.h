@@ -162,7 +162,7 @@ class OsdShares {
   // backlog"). While one does and no op of the OSD runs, the device idles by the shards' choice:
   // the write pricer leaves that time out of the writes' residual, as it does a hold the read
   // after it found idle. Left in, the fit put it on the fewer writes let through, their price
-  // rose, fewer went through, and on two OSDs a MiB's price went from 0.2 s to 4.0 s in 40 s
+  // rose, fewer went through, and on two OSDs a MiB's price went from 0.2 s to 4.0 s in 18 s
   // (bench/qbox/README.md, "What the readers leave the writes"). Left out only once the writes
   // submitted were done by their price, it confirmed whatever price they had, and rose as well.
   // BlueStore may still be writing what it was given before, so some of the writes' time is left

@@ -31,10 +31,11 @@
 // write is held until the lead has drained to the bound or the reader is no longer about. Draining
 // at the device's pace instead (a bound on the writes not yet done) still let a writer take the
 // whole device whenever the reader had nothing queued here, 0.5 s at a time (bench/qbox/README.md,
-// "What the readers leave the writes"). The thesis bounds the device's queue so that QBox, not
-// the device, decides the order (qbox_queue.h, "Bounded dispatch depth"); a write's thread comes
-// back at submission, so what it leaves the device's queue is counted by its price instead. A
-// client's own reads do not hold its writes, and a writer alone is never held.
+// "The writes' backlog"; "What the readers leave the writes" has the runs since). The thesis
+// bounds the device's queue so that QBox, not the device, decides the order (qbox_queue.h,
+// "Bounded dispatch depth"); a write's thread comes back at submission, so what it leaves the
+// device's queue is counted by its price instead. A client's own reads do not hold its writes,
+// and a writer alone is never held.
 //
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.

@@ -35,7 +35,9 @@
 // bounds the device's queue so that QBox, not the device, decides the order (qbox_queue.h,
 // "Bounded dispatch depth"); a write's thread comes back at submission, so what it leaves the
 // device's queue is counted by its price instead. A client's own reads do not hold its writes,
-// and a writer alone is never held.
+// and a writer alone is never held. A reader that has had more than its share still holds them:
+// let through whenever a reader's recent charge reached its share, the 1 MiB writer of the mix
+// 3.2w took 0.27-0.39 of its rate for 0.2 (bench/qbox/README.md, "A reservation is a floor").
 //
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.

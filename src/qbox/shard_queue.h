@@ -135,8 +135,8 @@ class ShardQueue {
                         shares_.on_dispatch(kNoAccount, next.request_class, next.bytes, 0, now)};
     }
     if (may_hold && (hold_ = write_hold(now))) return std::nullopt;
-    follow_writes(now);
-    const std::optional<Hold> backlog = may_hold ? backlog_hold(now) : std::nullopt;
+    const ReadersAbout about = follow_writes(now);
+    const std::optional<Hold> backlog = may_hold ? backlog_hold(about, now) : std::nullopt;
     auto next = backlog ? qbox_.dequeue_earliest_where(is_read, now) : qbox_.dequeue(now);
     if (!next) {
       hold_ = backlog;
@@ -182,7 +182,8 @@ class ShardQueue {
   bool only_held(Seconds now) const {
     return immediate_.empty() &&
            (write_hold(now).has_value() ||
-            (backlog_hold(now) && qbox_.earliest_where(is_read) == nullptr));
+            (backlog_hold(readers_about(head_writer(), now), now) &&
+             qbox_.earliest_where(is_read) == nullptr));
   }
 
   std::size_t size() const { return immediate_.size() + qbox_.size(); }
@@ -298,21 +299,21 @@ class ShardQueue {
   }
 
   // Takes in the writes the OSD submitted since the last call, and drains the writes' lead from
-  // now on at what the readers about leave the writes (all of the device if none is).
-  void follow_writes(Seconds now) {
+  // now on at what the readers about leave the writes (all of the device if none is). Returns
+  // those readers, for backlog_hold().
+  ReadersAbout follow_writes(Seconds now) {
     const Seconds submitted = shares_.writes_submitted();
     if (submitted > submitted_seen_) write_lead_.add(submitted - submitted_seen_, now);
     submitted_seen_ = submitted;
-    write_lead_.set_rate(std::max(0.0, 1 - readers_about(head_writer(), now).shares), now);
+    ReadersAbout about = readers_about(head_writer(), now);
+    write_lead_.set_rate(std::max(0.0, 1 - about.shares), now);
+    return about;
   }
 
   // The hold that starts at `now` if the write at the head must wait for the writes' lead to
-  // drain (above, "The writes' backlog"), for the reader most recently about; or nothing.
-  std::optional<Hold> backlog_hold(Seconds now) const {
-    const AccountId* writer = head_writer();
-    if (writer == nullptr) return std::nullopt;
-    const ReadersAbout about = readers_about(writer, now);
-    if (!about.latest) return std::nullopt;
+  // drain (above, "The writes' backlog"), for the reader most recently `about`; or nothing.
+  std::optional<Hold> backlog_hold(const ReadersAbout& about, Seconds now) const {
+    if (head_writer() == nullptr || !about.latest) return std::nullopt;
     const Seconds unseen = shares_.writes_submitted() - submitted_seen_;
     const Seconds drained = write_lead_.falls_to(shares_.write_backlog_limit() - unseen);
     if (now >= drained) return std::nullopt;

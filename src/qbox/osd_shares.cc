@@ -329,6 +329,7 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
          ",\"long_windows\":" + std::to_string(write.long_windows) +
          ",\"per_op\":" + real(write.per_op) + ",\"per_mib\":" + real(write.per_byte * 1048576.0) +
          ",\"copies\":" + real(write.copies) +
+         ",\"shortest_write\":" + std::to_string(write.shortest) +
          ",\"reads_clean\":" + (writes_.writes_active() ? "true" : "false") + ",\"observations\":[";
   const std::vector<WriteObservation> observations = writes_.observations();
   for (std::size_t i = 0; i < observations.size(); ++i) {

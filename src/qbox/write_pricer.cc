@@ -21,6 +21,7 @@ void WritePricer::on_read(std::uint32_t account, Seconds price) {
 Seconds WritePricer::on_write(std::uint32_t account, std::uint64_t bytes) {
   ++write_ops_;
   write_bytes_ += bytes;
+  shortest_write_ = std::min(shortest_write_, bytes);
   ++client_write_ops_;
   client_write_bytes_ += bytes;
   const Seconds charge = price_.of(bytes);
@@ -34,6 +35,7 @@ Seconds WritePricer::on_write(std::uint32_t account, std::uint64_t bytes) {
 void WritePricer::on_replica_write(std::uint64_t bytes) {
   ++write_ops_;
   write_bytes_ += bytes;
+  shortest_write_ = std::min(shortest_write_, bytes);
 }
 
 std::vector<std::pair<std::uint32_t, Seconds>> WritePricer::take_adjustments() {
@@ -93,10 +95,12 @@ void WritePricer::close_window(Seconds busy) {
     current_long_.bytes += static_cast<double>(write_bytes_);
     current_long_.client_ops += static_cast<double>(client_write_ops_);
     current_long_.client_bytes += static_cast<double>(client_write_bytes_);
+    current_long_.shortest = std::min(current_long_.shortest, shortest_write_);
     current_long_.residual += std::max<Seconds>(0, busy - clean_reads - idle_held_);
   }
   write_ops_ = 0;
   write_bytes_ = 0;
+  shortest_write_ = kNoWriteLength;
   client_write_ops_ = 0;
   client_write_bytes_ = 0;
   idle_held_ = 0;
@@ -197,7 +201,10 @@ void WritePricer::charge_for_copies(Seconds per_op, Seconds per_byte) {
     charged += per_op * w.client_ops + per_byte * w.client_bytes;
   }
   const double copies = charged > 0 ? all / charged : 1;
-  price_ = {per_op * copies, per_byte * copies, copies, "residual", history_.size()};
+  std::uint64_t shortest = kNoWriteLength;
+  for (const WriteObservation& w : history_) shortest = std::min(shortest, w.shortest);
+  price_ = {per_op * copies, per_byte * copies, copies, "residual", history_.size(),
+            per_op > 0 ? shortest : 0};
 }
 
 }  // namespace erails::qbox

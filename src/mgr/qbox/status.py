@@ -70,6 +70,9 @@ def _write_price(write_price: Any) -> str:
     if write_price.get("method") == "residual":
         text += (f"fitted to the device time reads left over {write_price.get('long_windows')} saturated "
                  f"3 s windows, x{_number(write_price.get('copies'), digits=2)} for the replica sub-ops")
+        if write_price.get("shortest_write"):
+            shortest = write_price["shortest_write"]
+            text += f"; writes shorter than {shortest} bytes charged per byte at a {shortest}-byte write's"
     else:
         text += "the prior (no saturated window with writes yet)"
     return text + ("; reads priced clean" if write_price.get("reads_clean") else "")

@@ -129,14 +129,19 @@ def _estimate(costs: Mapping[str, object], throughput: Throughput) -> Optional[T
 
 def fitted_write_cost(write_price: object, size: int) -> Optional[float]:
     """What an OSD charges a write of `size` bytes, from its `write_price`; None until it has fitted
-    one (its prior is dear on purpose and would over-reserve)."""
+    one (its prior is dear on purpose and would over-reserve). A write shorter than the price's
+    `shortest_write` is charged per byte at that length's price, as the OSD does."""
     if not isinstance(write_price, Mapping) or write_price.get("method") != "residual":
         return None
     per_op, per_mib = write_price.get("per_op"), write_price.get("per_mib")
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
                for v in (per_op, per_mib)):
         return None
-    cost = float(per_op) + float(per_mib) * size / MiB
+    shortest = write_price.get("shortest_write")
+    if isinstance(shortest, int) and not isinstance(shortest, bool) and size < shortest:
+        cost = (float(per_op) + float(per_mib) * shortest / MiB) * size / shortest
+    else:
+        cost = float(per_op) + float(per_mib) * size / MiB
     return cost if cost > 0 else None
 
 

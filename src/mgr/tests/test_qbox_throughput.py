@@ -119,6 +119,16 @@ def test_a_write_sla_is_priced_at_the_dearest_fitted_write_price_for_its_size():
     assert small.osd == 1 and small.cost == pytest.approx(0.0002 + 0.02 / 256)
 
 
+def test_a_write_shorter_than_the_fits_writes_is_priced_per_byte_as_the_osd_charges_it():
+    price = dict(FITTED, per_op=0.05, per_mib=0.07, shortest_write=1048576)
+    small = derive(Throughput(1000.0, 4096, "write", "rand"), {}, None, {0: price})
+    assert small.cost == pytest.approx((0.05 + 0.07) / 256)
+    big = derive(Throughput(10.0, 4194304, "write", "seq"), {}, None, {0: price})
+    assert big.cost == pytest.approx(0.05 + 0.07 * 4)
+    unbounded = derive(Throughput(1000.0, 4096, "write", "rand"), {}, None, {0: dict(price, shortest_write=0)})
+    assert unbounded.cost == pytest.approx(0.05 + 0.07 / 256)
+
+
 @pytest.mark.parametrize("write_price", [None, {}, dict(FITTED, method="prior"), dict(FITTED, per_mib=-1.0),
                                          dict(FITTED, per_op=math.inf), dict(FITTED, per_op="0.1"),
                                          dict(FITTED, per_op=0, per_mib=0), ["residual"]])

@@ -117,6 +117,39 @@ TEST(WritePricer, APerOpTermThatOnlyFitsNoiseIsDropped) {
   EXPECT_NEAR(pricer.price().per_byte, kPerByte, 0.02 * kPerByte);
 }
 
+// Saturated seconds of 4 MiB and 1 MiB writes alone fit 22 ms per write and 78 ms per MiB, and
+// the per-op term is kept; but no write of the fit's windows was shorter than 1 MiB, so a shorter
+// one is charged per byte at a 1 MiB write's price, not 22 ms and more.
+TEST(WritePricer, AWriteShorterThanTheFitsWritesIsChargedPerByte) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  for (int i = 0; i < 5; ++i) {
+    if (i % 2 == 0) {
+      saturated_second(pricer, now, busy, 0, 0, 3, 4u << 20);
+    } else {
+      saturated_second(pricer, now, busy, 0, 0, 10, 1u << 20);
+    }
+  }
+  const WritePrice& price = pricer.price();
+  EXPECT_EQ(price.long_windows, 5u);
+  EXPECT_NEAR(price.per_op, 0.0222, 0.0001);
+  EXPECT_EQ(price.shortest, 1u << 20);
+  EXPECT_NEAR(price.of(1u << 20), 0.1, 1e-9);
+  EXPECT_NEAR(price.of(4u << 20), 1.0 / 3, 1e-9);
+  EXPECT_NEAR(price.of(4096), 0.1 / 256, 1e-9);
+}
+
+// Without a per-op term a write is charged per byte whatever its length: nothing to bound.
+TEST(WritePricer, PerByteAloneHasNoShortestWrite) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  saturated_second(pricer, now, busy, 600, 1.0 / 600, 40, 65536);
+  EXPECT_EQ(pricer.price().per_op, 0);
+  EXPECT_EQ(pricer.price().shortest, 0u);
+}
+
 // The OSD is primary for a sixth of the writes it does; the rest are replica sub-ops, charged to
 // nobody. The device prices every write alike, and the client writes pay for all six.
 TEST(WritePricer, ClientWritesPayForTheReplicaSubOps) {

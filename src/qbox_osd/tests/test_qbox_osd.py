@@ -160,8 +160,8 @@ def test_rados_bench_runs_through_qbox(cluster):
     # with writes was fitted.
     for report in reports:
         write_price = report["write_price"]
-        assert set(write_price) == {"method", "long_windows", "per_op", "per_mib", "copies", "reads_clean",
-                                    "observations"}, report
+        assert set(write_price) == {"method", "long_windows", "per_op", "per_mib", "copies", "shortest_write",
+                                    "reads_clean", "observations"}, report
         assert write_price["method"] in ("prior", "residual") and write_price["per_op"] >= 0, report
         observations = write_price["observations"]
         assert len(observations) == write_price["long_windows"], report
@@ -169,6 +169,9 @@ def test_rados_bench_runs_through_qbox(cluster):
         assert all(o["ops"] > 0 and o["mib"] >= 0 and o["residual"] >= 0 for o in observations), report
         assert all(o["client_ops"] <= o["ops"] and o["client_mib"] <= o["mib"] for o in observations), report
         assert write_price["copies"] >= 1, report
+        # The shortest write bounds a per-op term only: without one there is none.
+        assert write_price["shortest_write"] >= 0, report
+        assert write_price["per_op"] > 0 or write_price["shortest_write"] == 0, report
         # The writes no client paid for are replica sub-ops, each the write's length plus its
         # transaction (hundreds of bytes): not the OSD's peering events, whose cost is 10.
         assert all((o["mib"] - o["client_mib"]) * 1048576 >= 256 * (o["ops"] - o["client_ops"]) - 1e-3

@@ -592,7 +592,8 @@ class Run:
         there, and the fraction of the window the OSD had ops outstanding; and the OSD's writes held
         for readers so far (write_holds: count, seconds, idle seconds), its writes' backlog now
         (write_holds.backlog_seconds) and the time it idled pacing the writes so far
-        (write_holds.paced_idle_seconds)."""
+        (write_holds.paced_idle_seconds); and the shortest write the price holds for, in bytes, 0 for
+        any (write_price.shortest_write)."""
         def ms(value):
             return f"{value * 1000:.4f}" if isinstance(value, (int, float)) else ""
         with open(self.out / f"{self.prefix}_{name}_prices.csv", "w", newline="") as f:
@@ -600,7 +601,7 @@ class Run:
             w.writerow(["time_s", "osd", "write_method", "long_windows", "write_ms_per_op", "write_ms_per_mib",
                         "write_copies", "reads_clean", "busy_outstanding", "client", "read_ms", "read_clean_ms", "write_ms",
                         "achieved", "backlogged", "queued", "holds", "held_s", "held_idle_s", "write_backlog_s",
-                        "paced_idle_s"])
+                        "paced_idle_s", "write_shortest_bytes"])
             for t, osd, _, _, status in samples:
                 wp = status.get("write_price") or {}
                 busy = (status.get("busy") or {}).get("outstanding", "")
@@ -613,7 +614,8 @@ class Run:
                                 c["name"], ms(price.get("read")), ms(price.get("read_clean")), ms(price.get("write")),
                                 c.get("achieved", ""), c.get("backlogged", ""), c.get("queued", ""),
                                 holds.get("count", ""), holds.get("seconds", ""), holds.get("idle_seconds", ""),
-                                holds.get("backlog_seconds", ""), holds.get("paced_idle_seconds", "")])
+                                holds.get("backlog_seconds", ""), holds.get("paced_idle_seconds", ""),
+                                wp.get("shortest_write", "")])
 
     def write_fit(self, name, samples):
         """<prefix>_<name>_write_fit.csv: each long window an OSD fitted its write price to, once,

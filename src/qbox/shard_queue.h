@@ -82,18 +82,22 @@ struct OpTraits {
 // every op counts as random. Peering events carry a cost of 10 but write no client data; counted
 // as writes, 25-32 of them in a long window with few other writes pulled the write price's per-op
 // term up to 8-34 ms (bench/qbox/README.md, "Peering events are not writes"). So they are not.
-// The items that start recovery cost osd_recovery_cost on 16.2.15, 20 MiB whatever they recover,
-// and are still taken for writes of that length: priced as reads instead, recovery finished under
-// the write-heavy mix, but without recovery the writers were starved in two runs of seven
-// (bench/qbox/README.md, "Recovery items are not writes").
+// Nor are the recovery items of a build whose recovery items do not carry a length
+// (`recovery_cost_is_length`, the build's ceph_abi kRecoveryCostIsALength): there they start
+// recovery at the cost osd_recovery_cost. Taken for 20 MiB writes, they were charged seconds each
+// and fed the writes' lead, and under the write-heavy mix recovery did not finish within the load
+// (bench/qbox/README.md, "Recovery items are not writes"). Priced by their run, like reads: in a
+// replicated pool the objects they push are read in it.
 inline OpTraits op_traits(std::uint8_t scheduler_class, std::uint64_t owner, std::int32_t cost,
-                          bool peering) {
+                          bool peering, bool recovery_cost_is_length) {
   OpTraits traits;
   traits.op_class = scheduler_class <= static_cast<std::uint8_t>(OpClass::client)
                         ? static_cast<OpClass>(scheduler_class)
                         : OpClass::client;
   traits.owner = owner;
-  const bool write = cost > 0 && !peering;
+  const bool lengthless =
+      traits.op_class == OpClass::background_recovery && !recovery_cost_is_length;
+  const bool write = cost > 0 && !peering && !lengthless;
   traits.request_class = {write ? Operation::write : Operation::read, Access::random};
   traits.bytes = write ? static_cast<std::uint64_t>(cost) : 0;
   return traits;

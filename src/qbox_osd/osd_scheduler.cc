@@ -71,7 +71,8 @@ class HeldItem {
 qbox::OpTraits traits_of(const OpSchedulerItem& item) {
   return qbox::op_traits(
       call_slot<std::uint8_t, ceph_osd::kOpQueueableSchedulerClassSlot>(item.qitem), item.owner,
-      item.cost, call_slot<bool, ceph_osd::kOpQueueableIsPeeringSlot>(item.qitem));
+      item.cost, call_slot<bool, ceph_osd::kOpQueueableIsPeeringSlot>(item.qitem),
+      ceph_osd::kRecoveryCostIsALength);
 }
 
 // How completions are observed: a shard thread comes back to its scheduler (empty() or

@@ -32,23 +32,36 @@ OsdSharesConfig config() {
 // The items of a 2-OSD cluster as 16.2.15 queued them (doc/dev/ceph-abi.md): a client's 4 KiB
 // write and read, a replica sub-op of a 4 KiB write, a peering event, and a class past client.
 TEST(OpTraits, FromTheOsdsItems) {
-  const OpTraits write = op_traits(3, 4100, 4096, false);
+  const OpTraits write = op_traits(3, 4100, 4096, false, false);
   EXPECT_EQ(write.op_class, OpClass::client);
   EXPECT_EQ(write.owner, 4100u);
   EXPECT_EQ(write.request_class.operation, Operation::write);
   EXPECT_EQ(write.bytes, 4096u);
-  const OpTraits read = op_traits(3, 4100, 0, false);
+  const OpTraits read = op_traits(3, 4100, 0, false, false);
   EXPECT_EQ(read.request_class.operation, Operation::read);
   EXPECT_EQ(read.bytes, 0u);
-  const OpTraits replica = op_traits(2, 1, 4729, false);
+  const OpTraits replica = op_traits(2, 1, 4729, false, false);
   EXPECT_EQ(replica.op_class, OpClass::immediate);
   EXPECT_EQ(replica.request_class.operation, Operation::write);
   EXPECT_EQ(replica.bytes, 4729u);
-  EXPECT_EQ(op_traits(7, 4100, 0, false).op_class, OpClass::client);
+  EXPECT_EQ(op_traits(7, 4100, 0, false, false).op_class, OpClass::client);
+}
+
+// 16.2.15's items that start recovery cost osd_recovery_cost (doc/dev/ceph-abi.md); a build whose
+// recovery items carry their length keeps it.
+TEST(OpTraits, ARecoveryItemIsAWriteOnlyWhereItsCostIsALength) {
+  const OpTraits start = op_traits(0, 0, 20971520, false, false);
+  EXPECT_EQ(start.op_class, OpClass::background_recovery);
+  EXPECT_EQ(start.request_class.operation, Operation::read);
+  EXPECT_EQ(start.bytes, 0u);
+  const OpTraits push = op_traits(0, 0, 4194304, false, true);
+  EXPECT_EQ(push.request_class.operation, Operation::write);
+  EXPECT_EQ(push.bytes, 4194304u);
+  EXPECT_EQ(op_traits(3, 4100, 4096, false, false).request_class.operation, Operation::write);
 }
 
 TEST(OpTraits, APeeringEventIsNoWriteWhateverItsCost) {
-  const OpTraits peering = op_traits(2, 0, 10, true);
+  const OpTraits peering = op_traits(2, 0, 10, true, false);
   EXPECT_EQ(peering.op_class, OpClass::immediate);
   EXPECT_EQ(peering.request_class.operation, Operation::read);
   EXPECT_EQ(peering.bytes, 0u);
@@ -71,8 +84,8 @@ std::uint64_t fits_after_immediate_ops(const OpTraits& traits) {
 
 // Before peering events were told apart, their cost of 10 made them replica writes in the fit.
 TEST(ShardQueue, PeeringEventsAreNotTheDevicesWrites) {
-  EXPECT_GE(fits_after_immediate_ops(op_traits(2, 1, 4729, false)), 1u);
-  EXPECT_EQ(fits_after_immediate_ops(op_traits(2, 0, 10, true)), 0u);
+  EXPECT_GE(fits_after_immediate_ops(op_traits(2, 1, 4729, false, false)), 1u);
+  EXPECT_EQ(fits_after_immediate_ops(op_traits(2, 0, 10, true, false)), 0u);
 }
 
 // While a reader is about, the writes' device time submitted and not yet done stays under

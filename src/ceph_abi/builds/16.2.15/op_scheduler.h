@@ -12,6 +12,11 @@ inline constexpr std::size_t kOpQueueableIsPeeringSlot = 6;
 inline constexpr std::size_t kOpQueueableSchedulerClassSlot = 11;
 inline constexpr std::size_t kOpQueueableDeletingDtorSlot = 13;
 
+// Whether an item of class background_recovery carries the bytes it writes as its cost. Not here:
+// such items only start recovery, at the cost osd_recovery_cost (20 MiB by default) whatever they
+// recover, and the pushes they send are immediate at their target (doc/dev/ceph-abi.md).
+inline constexpr bool kRecoveryCostIsALength = false;
+
 // The scheduler's vtable: the common slots (ceph_abi/op_scheduler.h), then the destructors at
 // +0x38/+0x40.
 class OpScheduler : public OpSchedulerCommonSlots {

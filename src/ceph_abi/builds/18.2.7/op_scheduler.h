@@ -15,6 +15,11 @@ inline constexpr std::size_t kOpQueueableIsPeeringSlot = 4;
 inline constexpr std::size_t kOpQueueableSchedulerClassSlot = 9;
 inline constexpr std::size_t kOpQueueableDeletingDtorSlot = 11;
 
+// Whether an item of class background_recovery carries the bytes it writes as its cost. Taken to
+// be so here, unmeasured: recovery messages such as pushes are recovery items in 18.2.7
+// (doc/dev/ceph-abi.md), and nothing yet tells them from the items that start recovery.
+inline constexpr bool kRecoveryCostIsALength = true;
+
 // op_queue_type_t, a byte: what the OSD asks its scheduler to decide whether mClock's own code
 // runs (recovery and deletion costs, overriding options from the OSD's capacity).
 inline constexpr std::uint8_t kOpQueueTypeWpq = 0;

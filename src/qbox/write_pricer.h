@@ -104,7 +104,9 @@ struct WritePrice {
   std::uint64_t shortest = 0;
 
   Seconds of(std::uint64_t bytes) const {
-    if (bytes < shortest) return of(shortest) * static_cast<double>(bytes) / static_cast<double>(shortest);
+    if (bytes < shortest) {
+      return of(shortest) * static_cast<double>(bytes) / static_cast<double>(shortest);
+    }
     return per_op + per_byte * static_cast<double>(bytes);
   }
 };

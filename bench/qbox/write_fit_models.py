@@ -5,9 +5,9 @@ residual by least squares to each model below. Prints, per model, the median ove
 its squared error relative to MiB alone (`error`), the median of each term, and in how many series
 a term came out negative.
 
-Models: MiB through the origin (the write price's, less its per-op term); an overhead per window plus MiB
-(per saturated second where the CSV has `seconds`, else per long window); ops plus MiB (the
-write price's per-op term); all three; and MiB plus the previous window's MiB (writes whose
+Models: MiB through the origin (the write price's, less its per-op term); an overhead per window
+plus MiB (per saturated second where the CSV has `seconds`, else per long window); ops plus MiB
+(the write price's per-op term); all three; and MiB plus the previous window's MiB (writes whose
 device time shows a window late).
 
   python3 bench/qbox/write_fit_models.py bench/qbox/results/osd_ssd_*_fig3_2w_qbox_write_fit.csv

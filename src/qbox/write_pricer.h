@@ -103,6 +103,7 @@ struct WritePrice {
   // With a per-op term, the shortest write of the fit's windows; 0 without.
   std::uint64_t shortest = 0;
 
+  // The rule is testdata/write_price_vectors.txt's, which the qbox mgr module's write SLAs share.
   Seconds of(std::uint64_t bytes) const {
     if (bytes < shortest) {
       return of(shortest) * static_cast<double>(bytes) / static_cast<double>(shortest);

@@ -8,7 +8,8 @@ must be priced at what its reads cost); its size prices nothing, since an OSD ca
 length, and the answer says so. Else the class cost the OSDs' QBox estimates, not a device
 profile's worst case. Pure; the test vectors in
 src/qbox/testdata/throughput_vectors.txt hold the formula and the accepted rates that both the
-broker and this file must agree on."""
+broker and this file must agree on, and src/qbox/testdata/write_price_vectors.txt the price of a
+write for its length that the OSDs and this file must agree on."""
 import errno
 import math
 from dataclasses import dataclass

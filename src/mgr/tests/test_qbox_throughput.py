@@ -13,15 +13,17 @@ from qbox.refusal import Refusal
 from qbox.sla import client_prices, costs_by_osd, rederive, sla_entries, write_prices_by_osd
 from qbox.status import build_status, render_plain
 from qbox.table import Table, from_json, remove_client, set_client, set_throughput, to_json
-from qbox.throughput import (CLASS_ESTIMATE, CLIENT_PRICE, MAX_SIZE, WRITE_PRICE, Throughput, derive, parse_iops,
-                              parse_throughput, utilization)
+from qbox.throughput import (CLASS_ESTIMATE, CLIENT_PRICE, MAX_SIZE, WRITE_PRICE, Throughput, derive,
+                              fitted_write_cost, parse_iops, parse_throughput, utilization)
 
-VECTORS = os.path.join(os.path.dirname(__file__), "..", "..", "qbox", "testdata", "throughput_vectors.txt")
+TESTDATA = os.path.join(os.path.dirname(__file__), "..", "..", "qbox", "testdata")
+VECTORS = os.path.join(TESTDATA, "throughput_vectors.txt")
+WRITE_PRICE_VECTORS = os.path.join(TESTDATA, "write_price_vectors.txt")
 READS = Throughput(500.0, 4096, "read", "rand")
 
 
-def vectors():
-    with open(VECTORS) as f:
+def vectors(path=VECTORS):
+    with open(path) as f:
         return [line.split() for line in f if line.strip() and not line.startswith("#")]
 
 
@@ -119,14 +121,20 @@ def test_a_write_sla_is_priced_at_the_dearest_fitted_write_price_for_its_size():
     assert small.osd == 1 and small.cost == pytest.approx(0.0002 + 0.02 / 256)
 
 
-def test_a_write_shorter_than_the_fits_writes_is_priced_per_byte_as_the_osd_charges_it():
+def test_a_write_is_priced_for_its_length_as_the_osd_charges_it_by_the_shared_vectors():
+    checked = 0
+    for per_op, per_mib, shortest, length, expected in vectors(WRITE_PRICE_VECTORS):
+        price = dict(FITTED, per_op=float(per_op), per_mib=float(per_mib), shortest_write=int(shortest))
+        assert fitted_write_cost(price, int(length)) == pytest.approx(float(expected), abs=1e-15), (
+            per_op, per_mib, shortest, length)
+        checked += 1
+    assert checked >= 10
+
+
+def test_a_write_sla_shorter_than_the_fits_writes_is_priced_per_byte():
     price = dict(FITTED, per_op=0.05, per_mib=0.07, shortest_write=1048576)
     small = derive(Throughput(1000.0, 4096, "write", "rand"), {}, None, {0: price})
     assert small.cost == pytest.approx((0.05 + 0.07) / 256)
-    big = derive(Throughput(10.0, 4194304, "write", "seq"), {}, None, {0: price})
-    assert big.cost == pytest.approx(0.05 + 0.07 * 4)
-    unbounded = derive(Throughput(1000.0, 4096, "write", "rand"), {}, None, {0: dict(price, shortest_write=0)})
-    assert unbounded.cost == pytest.approx(0.05 + 0.07 / 256)
 
 
 @pytest.mark.parametrize("write_price", [None, {}, dict(FITTED, method="prior"), dict(FITTED, per_mib=-1.0),

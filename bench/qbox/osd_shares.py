@@ -60,7 +60,7 @@ POOL = "qev"
 PGS = 16
 OBJECT_SIZE = 4 * MiB
 OBJECTS_PER_CLIENT = 6  # --objects; the conditions file lists each client's primaries
-DEPTH = 16           # ops each client keeps in flight
+DEPTH = 16           # ops each client keeps in flight (--depth)
 WINDOW = 2.0         # seconds; the library's accounting window
 WARMUP = 4.0         # seconds of each run left out of the errors
 ALONE_SECONDS = 10.0
@@ -125,7 +125,7 @@ def client_main(conf, name, keyring, objects, conn):
                  payload, 4, None)
             conn.send(("done", []))
         elif command[0] == "go":
-            start, seconds = command[1], command[2]
+            start, seconds, depth = command[1], command[2], command[3]
 
             def ops():
                 while time.time() < start + seconds:
@@ -140,7 +140,7 @@ def client_main(conf, name, keyring, objects, conn):
             while time.time() < start:
                 time.sleep(0.01)
             times = []
-            errors, stuck = _run(ioctx, ops(), payload, DEPTH, times, start + seconds + STUCK_SECONDS)
+            errors, stuck = _run(ioctx, ops(), payload, depth, times, start + seconds + STUCK_SECONDS)
             conn.send(("done", [t - start for t in times], errors, stuck))
         elif command[0] == "fill":  # the recovery run's writer: new objects until told to stop
             start, seconds, count = command[1], command[2], command[3]
@@ -443,7 +443,7 @@ class Run:
         """Run `names` together for `seconds`; returns ({client: completion times}, errors)."""
         start = time.time() + 1.0
         for n in names:
-            self.workers[n][1].send(("go", start, seconds))
+            self.workers[n][1].send(("go", start, seconds, self.args.depth))
         threads = [threading.Thread(target=f, args=(start,), daemon=True) for f in (on_start, sampler, tracer) if f]
         for t in threads:
             t.start()
@@ -504,18 +504,30 @@ class Run:
     # ------------------------------------------------------------ alone and the figures
 
     def alone(self):
-        iops = {}
+        """({client: standalone IOPS}, {client: {osd: (busy outstanding, busy running)}}): the
+        second says whether the OSDs were saturated while the client ran alone, the black-box
+        measure's assumption (QBox's accounting, `qbox status` busy, means of the windows after
+        the first)."""
+        iops, busy = {}, {}
         for name in CLIENTS:
             if name in ALONE_AS:
                 continue
-            times, errors = self.load([name], ALONE_SECONDS)
+            samples = []
+            times, errors = self.load([name], ALONE_SECONDS, sampler=self.sampler(ALONE_SECONDS, samples))
             rows = ev.window_rows(times, WINDOW, ALONE_SECONDS, lambda t: {name: 1.0})
             kept = [r for r in rows if float(r["time_s"]) > WINDOW]
             iops[name] = sum(float(r["iops"]) for r in kept) / len(kept)
-            log(f"alone {name}: {iops[name]:.0f} IOPS ({errors} errors)")
+            busy[name] = {}
+            for osd in range(self.args.osds):
+                windows = [s[4]["busy"] for s in samples if s[1] == osd and s[0] > WINDOW + 1 and s[4].get("busy")]
+                if windows:
+                    busy[name][osd] = tuple(sum(b[k] for b in windows) / len(windows)
+                                            for k in ("outstanding", "running"))
+            log(f"alone {name}: {iops[name]:.0f} IOPS ({errors} errors); OSDs busy (outstanding, running): "
+                + ", ".join(f"osd.{o} {a:.2f} {r:.2f}" for o, (a, r) in busy[name].items()))
         for name, like in ALONE_AS.items():
-            iops[name] = iops[like]
-        return iops
+            iops[name], busy[name] = iops[like], busy[like]
+        return iops, busy
 
     def figure(self, fig, scheduler, alone):
         if fig in FIXED:
@@ -759,12 +771,16 @@ def main(argv):
     parser.add_argument("--queue-trace", action="store_true",
                         help="under QBox, also read every OSD's EDF queues (dump_op_pq_state) every "
                              f"{TRACE_SECONDS:g} s into <run>_queue.csv")
+    parser.add_argument("--depth", type=int, default=DEPTH, metavar="N",
+                        help=f"ops each client keeps in flight, alone and in the mixes (default {DEPTH})")
     parser.add_argument("--objects", type=int, default=OBJECTS_PER_CLIENT, metavar="N",
                         help=f"4 MiB objects of each client (default {OBJECTS_PER_CLIENT}); more spread each "
                              "client's ops more evenly over the OSDs' primaries")
     args = parser.parse_args(argv)
     if not 1 <= args.objects <= 256:
         parser.error(f"--objects: got {args.objects}; expected a whole number from 1 to 256")
+    if not 1 <= args.depth <= 256:
+        parser.error(f"--depth: got {args.depth}; expected a whole number from 1 to 256")
     if args.table_to_osds and args.recovery:
         parser.error("--table-to-osds: not with --recovery: the restarted OSD would run without a table")
     if args.pool_size == 1 and args.recovery:
@@ -813,7 +829,7 @@ def main(argv):
         device += ", " + " ".join(osd_args)
     ceph_version = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()[2]
     conditions = [f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: Ceph {ceph_version}, {args.osds} OSDs, BlueStore on {device}, "
-                  f"pool size {args.pool_size}; the table given "
+                  f"pool size {args.pool_size}, {args.depth} ops in flight per client; the table given "
                   f"{'to the OSDs directly' if args.table_to_osds else 'by the qbox ' + args.controller + ' controller'}; "
                   f"load average {os.getloadavg()[0]:.1f} before the start (shared 2-core machine)"]
     log(conditions[0])
@@ -841,7 +857,7 @@ def main(argv):
             f"{name} " + ", ".join(f"osd.{osd} {n}" for osd, n in cluster.primaries(
                 [f"{name}-{i}" for i in range(args.objects)]).items()) for name in CLIENTS))
         log(conditions[-1])
-        alone = run.alone()
+        alone, results["alone_busy"] = run.alone()
         results["alone"] = alone
         for scheduler in schedulers:
             if scheduler != cluster.scheduler:

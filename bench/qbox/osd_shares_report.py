@@ -26,10 +26,14 @@ def _series(rows, client, column):
 def write(out, prefix, device, results, figures, schedulers, warmup, events):
     """Everything of one run; `warmup`: seconds left out of each figure run; `events`: (kill,
     restart) seconds of the recovery run."""
+    busy = results["alone_busy"]
+    osds = sorted({osd for by_osd in busy.values() for osd in by_osd})
     with open(out / f"{prefix}.alone.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["client", "iops_alone"])
-        w.writerows((c, f"{v:.1f}") for c, v in results["alone"].items())
+        w.writerow(["client", "iops_alone"] + [f"osd{o}_busy_{k}" for o in osds for k in ("outstanding", "running")])
+        for c, v in results["alone"].items():
+            w.writerow([c, f"{v:.1f}"] + [f"{x:.3f}" if o in busy[c] else "" for o in osds
+                                          for x in busy[c].get(o, ("", ""))])
     for fig in figures:
         summarize_figure(out, prefix, device, fig, {s: results[(fig, s)] for s in schedulers})
         plot_figure(out, prefix, device, fig, schedulers, warmup)

@@ -20,6 +20,8 @@ import osd_shares
     (["--table-to-osds", "--recovery"], "--table-to-osds: not with --recovery"),
     (["--objects", "0"], "--objects: got 0; expected a whole number from 1 to 256"),
     (["--objects", "257"], "--objects: got 257"),
+    (["--depth", "0"], "--depth: got 0; expected a whole number from 1 to 256"),
+    (["--depth", "257"], "--depth: got 257"),
 ])
 def test_bad_arguments_are_refused_with_the_option_named(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.delenv("CEPH_ARGS", raising=False)  # restored afterwards, whatever main() sets

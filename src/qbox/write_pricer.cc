@@ -28,6 +28,7 @@ Seconds WritePricer::on_write(std::uint32_t account, std::uint64_t bytes) {
   Billed& billed = writers_[account].current;
   billed.ops += 1;
   billed.bytes += static_cast<double>(bytes);
+  billed.longest = std::max(billed.longest, bytes);
   billed.charged += charge;
   return charge;
 }
@@ -135,7 +136,7 @@ void WritePricer::close_long_window() {
 void WritePricer::reprice_recent_writes() {
   for (auto& [account, bills] : writers_) {
     for (Billed& billed : bills.recent) {
-      const Seconds now_priced = price_.per_op * billed.ops + price_.per_byte * billed.bytes;
+      const Seconds now_priced = price_.of_all(billed.ops, billed.bytes, billed.longest);
       bills.adjustment += now_priced - billed.charged;
       billed.charged = now_priced;
     }

@@ -24,10 +24,11 @@
 //     put their time on the few client writes an OSD was primary for: 7-37 ms per 4 KiB write,
 //     which takes about 1 ms of the device (doc/dev/qbox-in-osd.md, "Copies").
 // A per-op term holds for the lengths of the writes it was fitted to: a write shorter than any of
-// them is charged no more per byte than the shortest of them (WritePrice::of). Before the load of
-// a run, windows of nothing but 4 MiB and 1 MiB writes fitted 59 ms per write on one OSD, the
-// 4 KiB writer's 11,000 writes alone were charged that, and the writes' lead they left held every
-// write of the run after (bench/qbox/README.md, "A per-op term from big writes only").
+// them is charged no more per byte than the shortest of them (WritePrice::of), and re-priced so
+// (WritePrice::of_all). Before the load of a run, windows of nothing but 4 MiB and 1 MiB writes
+// fitted 59 ms per write on one OSD, the 4 KiB writer's 11,000 writes alone were charged that,
+// and the writes' lead they left held every write of the run after (bench/qbox/README.md, "A
+// per-op term from big writes only").
 // Until the first fit, writes cost the prior: deliberately dear, so that readers run clean while
 // the first envelope is taken (an underpriced writer would inflate every read and hide itself).
 //
@@ -110,6 +111,12 @@ struct WritePrice {
     }
     return per_op + per_byte * static_cast<double>(bytes);
   }
+  // `ops` writes of `bytes` in all, none longer than `longest`. Of writes of several lengths only
+  // the sums are kept, so if any is as long as `shortest` all are charged the per-op term.
+  Seconds of_all(double ops, double bytes, std::uint64_t longest) const {
+    if (longest < shortest) return of(shortest) * bytes / static_cast<double>(shortest);
+    return per_op * ops + per_byte * bytes;
+  }
 };
 
 class WritePricer {
@@ -155,6 +162,7 @@ class WritePricer {
   struct Billed {
     double ops = 0;
     double bytes = 0;
+    std::uint64_t longest = 0;
     Seconds charged = 0;
   };
   struct WriterBills {

@@ -246,6 +246,29 @@ TEST(WritePricer, AFitRepricesTheWritesOfItsWindows) {
   EXPECT_EQ(adjustments[0].first, 2u);
 }
 
+// A 4 KiB writer ran alone (no saturated window, so no fit), then a fit from 4 MiB and 1 MiB
+// writes kept a per-op term of 22 ms. Its writes are re-priced as they would be charged now, per
+// byte at a 1 MiB write's price, not 22 ms each.
+TEST(WritePricer, ShortWritesAreRepricedAsTheyWouldBeChargedNow) {
+  WritePricer pricer(one_second_windows(), 0);
+  Seconds now = 0, busy = 0;
+  saturated_second(pricer, now, busy, 1000, 0.001, 0, 0);
+  const Seconds prior = pricer.price().of(4096);
+  for (int i = 0; i < 100; ++i) pricer.on_write(9, 4096);
+  now += 1.0;
+  busy += 0.5;
+  pricer.advance(now, busy);
+  for (int i = 0; i < 4; ++i) {
+    if (i % 2 == 0) {
+      saturated_second(pricer, now, busy, 0, 0, 3, 4u << 20);
+    } else {
+      saturated_second(pricer, now, busy, 0, 0, 10, 1u << 20);
+    }
+  }
+  EXPECT_NEAR(pricer.price().per_op, 0.0222, 0.0001);
+  EXPECT_NEAR(adjustment_of(pricer, 9), 100 * (0.1 / 256 - prior), 1e-9);
+}
+
 TEST(WritePricer, ObservationsAreTheLastLongWindowsOldestFirst) {
   WritePricerConfig config = one_second_windows();
   config.long_history = 3;

@@ -504,10 +504,11 @@ class Run:
     # ------------------------------------------------------------ alone and the figures
 
     def alone(self):
-        """({client: standalone IOPS}, {client: {osd: (busy outstanding, busy running)}}): the
-        second says whether the OSDs were saturated while the client ran alone, the black-box
-        measure's assumption (QBox's accounting, `qbox status` busy, means of the windows after
-        the first)."""
+        """({client: standalone IOPS}, {client: {osd: (busy outstanding, busy running)}}): how
+        busy QBox found each OSD while the client ran alone (`qbox status` busy, means of the
+        windows after the first). The black-box measure assumes the client alone saturates the
+        device; an OSD busy less than always is a hint that it did not, not a proof (README, "What
+        the clients do alone")."""
         iops, busy = {}, {}
         for name in CLIENTS:
             if name in ALONE_AS:

@@ -106,15 +106,15 @@ struct WritePrice {
 
   // The rule is testdata/write_price_vectors.txt's, which the qbox mgr module's write SLAs share.
   Seconds of(std::uint64_t bytes) const {
-    if (bytes < shortest) {
-      return of(shortest) * static_cast<double>(bytes) / static_cast<double>(shortest);
-    }
-    return per_op + per_byte * static_cast<double>(bytes);
+    return of_all(1, static_cast<double>(bytes), bytes);
   }
   // `ops` writes of `bytes` in all, none longer than `longest`. Of writes of several lengths only
   // the sums are kept, so if any is as long as `shortest` all are charged the per-op term.
   Seconds of_all(double ops, double bytes, std::uint64_t longest) const {
-    if (longest < shortest) return of(shortest) * bytes / static_cast<double>(shortest);
+    if (longest < shortest) {
+      const double length = static_cast<double>(shortest);
+      return (per_op + per_byte * length) * bytes / length;
+    }
     return per_op * ops + per_byte * bytes;
   }
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "common/tests/vector_file.h"
 #include "qbox/write_pricer.h"

@@ -32,8 +32,8 @@ def write(out, prefix, device, results, figures, schedulers, warmup, events):
         w = csv.writer(f)
         w.writerow(["client", "iops_alone"] + [f"osd{o}_busy_{k}" for o in osds for k in ("outstanding", "running")])
         for c, v in results["alone"].items():
-            w.writerow([c, f"{v:.1f}"] + [f"{x:.3f}" if o in busy[c] else "" for o in osds
-                                          for x in busy[c].get(o, ("", ""))])
+            w.writerow([c, f"{v:.1f}"] + ["" if x is None else f"{x:.3f}" for o in osds
+                                          for x in busy[c].get(o, (None, None))])
     for fig in figures:
         summarize_figure(out, prefix, device, fig, {s: results[(fig, s)] for s in schedulers})
         plot_figure(out, prefix, device, fig, schedulers, warmup)

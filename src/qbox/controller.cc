@@ -142,8 +142,7 @@ struct Controller::Impl {
   }
 
   // After a write fit, as the OSD's shard queue does (shard_queue.h): queued writes at the new
-  // price, and each client's deadlines by what its recent writes were charged too little or too
-  // much.
+  // price.
   void reprice_writes() {
     write_fits_seen = osd->write_fits();
     const WritePrice price = osd->write_price();
@@ -153,10 +152,8 @@ struct Controller::Impl {
       pending.price = price.of(pending.length);
       return pending.price;
     };
-    const auto adjustments = osd->take_write_adjustments();
     for (std::uint32_t client = 0; client < clients.size(); ++client) {
-      const auto adjusted = adjustments.find(account(client));
-      scheduler.reprice(client, adjusted == adjustments.end() ? 0 : adjusted->second, recost);
+      scheduler.reprice(client, recost);
     }
   }
 

@@ -197,7 +197,7 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
   }
   Seconds charged;
   if (write) {
-    charged = writes_.on_write(op.account, op.bytes);
+    charged = writes_.on_write(op.bytes);
   } else {
     writes_.on_read(op.account, measured);
     const std::optional<Seconds> clean = clean_read_price(op.account);
@@ -223,12 +223,6 @@ Seconds OsdShares::on_completion(const RunningOp& op, Seconds now) {
 WritePrice OsdShares::write_price() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return writes_.price();
-}
-
-std::unordered_map<AccountId, Seconds> OsdShares::take_write_adjustments() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const auto taken = writes_.take_adjustments();
-  return {taken.begin(), taken.end()};
 }
 
 void OsdShares::on_held() {

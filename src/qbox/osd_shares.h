@@ -174,12 +174,9 @@ class OsdShares {
   std::string status_json(const StatusHeader& header, Seconds now);
   // The price writes are charged now (`qbox status`'s write_price, without its observations).
   WritePrice write_price() const;
-  // Changes with each write fit, after which a shard re-prices its queue: the queued writes at
-  // write_price(), and each account's deadlines by what its recent writes were charged too little
-  // or too much (write_pricer.h). Read without the mutex, like generation().
+  // Changes with each write fit, after which a shard tags its queued writes again at
+  // write_price(). Read without the mutex, like generation().
   std::uint64_t write_fits() const { return write_fits_.load(std::memory_order_acquire); }
-  // Those adjustments, by account; each is given once, to whichever shard asks first.
-  std::unordered_map<AccountId, Seconds> take_write_adjustments();
 
  private:
   struct Account {

@@ -73,20 +73,18 @@ class QBoxQueue {
   // Errors: unknown client; `extra` not finite.
   Status charge(const ClientId& id, Seconds extra);
 
-  // A new price for what `id` was charged and what it has queued (a write fit: osd_shares.h).
-  // `extra` corrects charges made before its queued requests were tagged, so it moves the
-  // accumulated deadline and every queued deadline by extra / u. Then the queued requests are
+  // A new price for what `id` has queued (a write fit: osd_shares.h). The queued requests are
   // tagged again, in order from where the first one's interval began, with the cost
   // recost(request&) returns (std::optional<Seconds>; nothing keeps a request's tag), and the
-  // accumulated deadline moves with the last of them. A refund (negative `extra`, or queued
-  // requests tagged cheaper) moves the client's head back at most to the other clients' earliest
-  // head, or the frontier if none has requests queued (T, when the client has none, at most to
-  // the frontier); what it could not give offsets the client's later surcharges. A head before
-  // everyone's is served alone until it catches up: inside ceph-osd a reserved reader with reads
-  // queued got nothing for whole seconds after a writer's price fell (bench/qbox/README.md,
-  // "Refunds"). Errors: unknown client; `extra` not finite.
+  // accumulated deadline moves with the last of them. Tagged cheaper, the client's head goes back
+  // at most to the other clients' earliest head (the frontier if none has requests queued): a
+  // head before everyone's is served alone until it catches up, and inside ceph-osd a reserved
+  // reader with reads queued got nothing for whole seconds after a writer's price fell
+  // (bench/qbox/README.md, "Refunds"). What that could not give is kept, and pays first for the
+  // client's next requests tagged dearer, so that a price that swings down and back costs the
+  // client nothing. Error: unknown client.
   template <class Recost>
-  Status reprice(const ClientId& id, Seconds extra, Recost&& recost);
+  Status reprice(const ClientId& id, Recost&& recost);
 
   // Puts back a request that was dequeued but could not run (an OSD requeues ops it cannot process
   // yet): it goes to the head of its client's FIFO with the head's deadline (or the frontier if the
@@ -169,7 +167,7 @@ class QBoxQueue {
   struct Share {
     double utilization = 1;
     Seconds accumulated = 0;  // T: the client's latest absolute deadline
-    Seconds refund_credit = 0;  // what reprice() could not refund yet, in seconds of cost
+    Seconds refund_credit = 0;  // what reprice() could not give back yet, in seconds of cost
   };
   using Registry = ClientRegistry<ClientId, Share, Entry, Hash>;
   using Client = typename Registry::Client;
@@ -195,10 +193,17 @@ class QBoxQueue {
     return std::isinf(present) ? frontier_ : present;
   }
 
-  // `deadline` raised to `floor`, the refund that would have taken it lower kept as credit.
-  static Seconds keep_refund_below(Client& client, Seconds deadline, Seconds floor) {
-    if (deadline >= floor) return deadline;
-    client.refund_credit += (floor - deadline) * client.utilization;
+  // Where a head that reprice() moves from `was` to `moved` ends: a move later is first paid from
+  // the client's credit, as far back as `was`; a move earlier stops at `floor`, and what it could
+  // not give is kept as credit.
+  static Seconds settle(Client& client, Seconds was, Seconds moved, Seconds floor) {
+    if (moved > was) {
+      const Seconds paid = std::min(moved - was, client.refund_credit / client.utilization);
+      client.refund_credit -= paid * client.utilization;
+      return moved - paid;
+    }
+    if (moved >= floor) return moved;
+    client.refund_credit += (floor - moved) * client.utilization;
     return floor;
   }
 };
@@ -253,27 +258,15 @@ Status QBoxQueue<ClientId, Request, Hash>::charge(const ClientId& id, Seconds ex
 
 template <class ClientId, class Request, class Hash>
 template <class Recost>
-Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Seconds extra,
-                                                   Recost&& recost) {
-  if (!std::isfinite(extra)) return Error{"cost", "extra charge must be finite seconds"};
+Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Recost&& recost) {
   const auto slot = clients_.find(id);
   if (!slot) return slot.error();
   Client& client = clients_[slot.value()];
-  if (extra > 0) {
-    const Seconds offset = std::min(extra, client.refund_credit);
-    client.refund_credit -= offset;
-    extra -= offset;
-  }
-  const Seconds moved = extra / client.utilization;
-  if (client.fifo.empty()) {
-    client.accumulated = keep_refund_below(client, client.accumulated + moved,
-                                           std::min(client.accumulated, frontier_));
-    return Ok{};
-  }
+  if (client.fifo.empty()) return Ok{};
   const std::size_t queued = client.fifo.size();
   const Seconds head = client.fifo.front().tag.absolute;
-  const Seconds last = client.fifo.at(queued - 1).tag.absolute + moved;
-  Seconds start = head - client.fifo.front().tag.relative + moved;
+  const Seconds last = client.fifo.at(queued - 1).tag.absolute;
+  Seconds start = head - client.fifo.front().tag.relative;
   for (std::size_t k = 0; k < queued; ++k) {
     Entry& entry = client.fifo.at(k);
     const std::optional<Seconds> cost = recost(entry.request);
@@ -282,11 +275,11 @@ Status QBoxQueue<ClientId, Request, Hash>::reprice(const ClientId& id, Seconds e
     entry.tag = DeadlineTag{relative, start + relative};
     start = entry.tag.absolute;
   }
-  client.accumulated += moved + start - last;
+  client.accumulated += start - last;
   const Seconds new_head = client.fifo.front().tag.absolute;
   const Seconds shift =
-      keep_refund_below(client, new_head, std::min(head, present_for(client))) - new_head;
-  if (shift > 0) {
+      settle(client, head, new_head, std::min(head, present_for(client))) - new_head;
+  if (shift != 0) {
     for (std::size_t k = 0; k < queued; ++k) client.fifo.at(k).tag.absolute += shift;
     client.accumulated += shift;
   }

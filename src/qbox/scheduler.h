@@ -76,8 +76,8 @@ class Scheduler {
   void charge(ClientId client, Seconds extra);
   // qbox: QBoxQueue::reprice; fifo and mclock price requests, not time, and ignore it.
   template <class Recost>
-  void reprice(ClientId client, Seconds extra, Recost&& recost) {
-    if (kind_ == SchedulerKind::qbox) std::get<QBox>(queue_).reprice(client, extra, recost);
+  void reprice(ClientId client, Recost&& recost) {
+    if (kind_ == SchedulerKind::qbox) std::get<QBox>(queue_).reprice(client, recost);
   }
 
   // The dequeued request reached the device.

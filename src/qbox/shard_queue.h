@@ -42,10 +42,8 @@
 // The queue picks up a new table at its next call: utilizations change for ops enqueued from then
 // on; ops already queued keep their tags. An account that left the table keeps its queued ops.
 //
-// After a write fit (OsdShares::write_fits) the queue re-prices itself at its next dequeue: its
-// queued writes are tagged again at the new price, and each account's deadlines move by what its
-// recent writes were charged too little or too much. That correction goes to the first shard that
-// asks; with several shards an account's ops queued in the others keep their deadlines.
+// After a write fit (OsdShares::write_fits) the queue tags its queued writes again at the new
+// price, at its next dequeue (QBoxQueue::reprice).
 //
 // Not thread-safe, like the OSD's own schedulers: the shard calls under its shard lock.
 
@@ -340,10 +338,8 @@ class ShardQueue {
       queued.cost = price.of(queued.bytes);
       return queued.cost;
     };
-    const auto adjustments = shares_.take_write_adjustments();
     for (const auto& [account, utilization] : snapshot_->utilizations) {
-      const auto adjusted = adjustments.find(account);
-      qbox_.reprice(account, adjusted == adjustments.end() ? 0 : adjusted->second, recost);
+      qbox_.reprice(account, recost);
     }
   }
 

@@ -16,7 +16,8 @@
 //     device time left to the writes is that busy time minus every read's clean price;
 //   - over long windows (writes reach the media in bursts, thesis §3.3.3) that residual is fitted
 //     by least squares to the writes the device did, client writes and replica sub-ops alike: a
-//     write costs the device per_op + per_byte * bytes;
+//     write costs the device per_op + per_byte * bytes, per_op over the last minute, per_byte
+//     over the last 15 s given per_op;
 //   - a client write is charged that times `copies`, the device time of all the writes per device
 //     time of the client writes, so the primaries pay for the replica sub-ops (and EC sub-writes)
 //     nobody else can be charged (their owner is the sending OSD, not the client). Where PGs
@@ -24,23 +25,18 @@
 //     put their time on the few client writes an OSD was primary for: 7-37 ms per 4 KiB write,
 //     which takes about 1 ms of the device (doc/dev/qbox-in-osd.md, "Copies").
 // A per-op term holds for the lengths of the writes it was fitted to: a write shorter than any of
-// them is charged no more per byte than the shortest of them (WritePrice::of), and re-priced so
-// (WritePrice::of_all). Before the load of a run, windows of nothing but 4 MiB and 1 MiB writes
-// fitted 59 ms per write on one OSD, the 4 KiB writer's 11,000 writes alone were charged that,
-// and the writes' lead they left held every write of the run after (bench/qbox/README.md, "A
-// per-op term from big writes only").
+// them is charged no more per byte than the shortest of them (WritePrice::of). Before the load of
+// a run, windows of nothing but 4 MiB and 1 MiB writes fitted 59 ms per write on one OSD, the
+// 4 KiB writer's 11,000 writes alone were charged that, and the writes' lead they left held every
+// write of the run after (bench/qbox/README.md, "A per-op term from big writes only").
 // Until the first fit, writes cost the prior: deliberately dear, so that readers run clean while
 // the first envelope is taken (an underpriced writer would inflate every read and hide itself).
 //
-// A write is charged the price in force when its thread comes back, but the fit that explains its
-// window comes later. So each fit also re-prices the writes of the last `long_history` long
-// windows (those the fit was made from, when each of them had writes), per account: the
-// difference to what they were charged is the account's adjustment, which the shards apply to its
-// deadlines (QBoxQueue::reprice) along with the new price of its queued writes. Without it a price
-// that was wrong for a few seconds stays in a writer's deadlines: on the simulated disk the first
-// per-byte fits priced a MiB at 1.22 s, the 1 MiB writer was charged and tagged that for the
-// writes of those seconds, and it got 0.006 of its rate for the 30 s after, while the later fits
-// priced it right (bench/qbox/README.md, "Re-pricing the writes a fit explains").
+// A write is charged the price in force when its thread comes back, and keeps that charge when a
+// later fit explains its window better: re-pricing completed writes held the writers under their
+// shares on one OSD (bench/qbox/README.md, "Re-pricing only what is queued"). Queued writes are
+// tagged again at each new price (QBoxQueue::reprice), so a wrong price does not stay in a
+// writer's deadlines for the writes it has not done yet.
 //
 // Not thread-safe: OsdShares calls it under its mutex.
 
@@ -48,7 +44,6 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "qbox/seconds.h"
@@ -58,7 +53,11 @@ namespace erails::qbox {
 struct WritePricerConfig {
   Seconds window = 1.0;               // short window: read medians, busy, the residual
   std::size_t windows_per_long = 3;   // a long window: 3 s, as the thesis' writes (§3.3.3)
-  std::size_t long_history = 5;       // long windows in the least-squares fit
+  std::size_t long_history = 5;       // long windows the price per byte and `copies` follow
+  // Long windows the per-op term is fitted over (60 s). While QBox holds each writer to its share,
+  // the mix of write sizes barely changes between windows, and five of them could not tell a cost
+  // per write from a cost per byte (bench/qbox/README.md, "A per-op term over a minute").
+  std::size_t per_op_history = 20;
   std::size_t clean_history = 60;     // short windows in a read account's envelope
   std::size_t min_reads = 8;          // reads of an account in a short window for it to count
   // The quantile of a window's read prices taken as that window's clean price. Lower quantiles
@@ -69,10 +68,6 @@ struct WritePricerConfig {
   // How far apart the windows' write sizes must be for per op and per byte to be fitted apart: 1
   // minus the squared cosine between the windows' op counts and byte counts (write_pricer.cc).
   double distinct_sizes = 0.05;
-  // How many times smaller the two-term fit's squared error must be than per byte alone's for the
-  // per-op term to be kept. Over the 5 long windows of the history, 4 is an F statistic of 9, near
-  // the 10.1 of a test at the 5% level.
-  double per_op_gain = 4;
   // The prior: a write of 1 MiB costs 0.1 s, a device of 10 MB/s; dear on purpose (above).
   Seconds prior_per_op = 0.0001;
   Seconds prior_per_byte = 1e-7;
@@ -106,16 +101,11 @@ struct WritePrice {
 
   // The rule is testdata/write_price_vectors.txt's, which the qbox mgr module's write SLAs share.
   Seconds of(std::uint64_t bytes) const {
-    return of_all(1, static_cast<double>(bytes), bytes);
-  }
-  // `ops` writes of `bytes` in all, none longer than `longest`. Of writes of several lengths only
-  // the sums are kept, so if any is as long as `shortest` all are charged the per-op term.
-  Seconds of_all(double ops, double bytes, std::uint64_t longest) const {
-    if (longest < shortest) {
+    if (bytes < shortest) {
       const double length = static_cast<double>(shortest);
-      return (per_op + per_byte * length) * bytes / length;
+      return (per_op + per_byte * length) * static_cast<double>(bytes) / length;
     }
-    return per_op * ops + per_byte * bytes;
+    return per_op + per_byte * static_cast<double>(bytes);
   }
 };
 
@@ -125,16 +115,13 @@ class WritePricer {
 
   // A read of `account` completed, having measured `price` (its share of the time ops ran).
   void on_read(std::uint32_t account, Seconds price);
-  // A client write of `bytes` by `account` was submitted (its thread came back). Returns what it
-  // is charged now: the price in force.
-  Seconds on_write(std::uint32_t account, std::uint64_t bytes);
+  // A client write of `bytes` was submitted (its thread came back). Returns what it is charged:
+  // the price in force.
+  Seconds on_write(std::uint64_t bytes);
   // A write of `bytes` no account is charged for (a replica sub-op) was submitted: the device
   // does it all the same.
   void on_replica_write(std::uint64_t bytes);
-  // Per account, what its writes of the recent long windows were charged too little (negative:
-  // too much) against the prices fitted since; each adjustment is given once.
-  std::vector<std::pair<std::uint32_t, Seconds>> take_adjustments();
-  // How many fits there have been: the price and the adjustments change only with it.
+  // How many fits there have been: the price changes only with it.
   std::uint64_t fits() const { return observed_; }
   // Writes were held `held` seconds for a reader (shard_queue.h) while the device had nothing to
   // do: not the writes' time, though the OSD had ops outstanding.
@@ -147,7 +134,8 @@ class WritePricer {
   const WritePrice& price() const { return price_; }
   // A write was submitted within the last long window: reads are then priced clean.
   bool writes_active() const { return windows_since_write_ < config_.windows_per_long; }
-  // The observations the price was fitted to, oldest first.
+  // The observations the price was fitted to, oldest first: the per-op term's; the last
+  // `long_history` of them the price per byte's.
   std::vector<WriteObservation> observations() const;
 
  private:
@@ -158,25 +146,12 @@ class WritePricer {
     std::size_t next = 0;
   };
 
-  // An account's writes in one long window, and what they were charged.
-  struct Billed {
-    double ops = 0;
-    double bytes = 0;
-    std::uint64_t longest = 0;
-    Seconds charged = 0;
-  };
-  struct WriterBills {
-    Billed current;               // the open long window
-    std::vector<Billed> recent;   // ring of the last long_history closed ones
-    std::size_t next = 0;
-    Seconds adjustment = 0;       // not yet taken
-  };
-
   void close_window(Seconds busy);
   void close_long_window();
   void fit();
-  void charge_for_copies(Seconds per_op, Seconds per_byte);
-  void reprice_recent_writes();
+  std::vector<WriteObservation> recent_observations() const;
+  void charge_for_copies(const std::vector<WriteObservation>& recent, Seconds per_op,
+                         Seconds per_byte, std::uint64_t shortest);
 
   WritePricerConfig config_;
   std::unordered_map<std::uint32_t, ReadWindows> reads_;
@@ -193,10 +168,9 @@ class WritePricer {
   WriteObservation current_long_;
   std::size_t shorts_in_long_ = 0;
   std::uint64_t observed_ = 0;
-  std::vector<WriteObservation> history_;  // ring of the last long_history long windows
+  std::vector<WriteObservation> history_;  // ring of the last per_op_history long windows
   std::size_t history_next_ = 0;
   WritePrice price_;
-  std::unordered_map<std::uint32_t, WriterBills> writers_;
 };
 
 }  // namespace erails::qbox

@@ -331,13 +331,13 @@ TEST(Controller, OsdPricingHoldsTheWritersToTheirSharesOfTheSsdModel) {
   EXPECT_NEAR(osd.at("RW"), 0.2, 0.1);
 }
 
-TEST(Controller, OsdPricingRepricesWhatAWrongEarlyFitChargedWithoutACatchUp) {
+TEST(Controller, OsdPricingTagsQueuedWritesAgainAfterAWrongEarlyFitWithoutACatchUp) {
   // On the disk model the first write fits are per byte alone and divide the 4 KiB writer's seeks
-  // by bytes: 1.22 s per MiB to 12 s, then about 9 ms per write and 12 ms per MiB. Before the
-  // writes a fit explains were re-priced (write_pricer.h) the 1 MiB writer kept what it was
-  // charged and tagged then and got 0.006 of its rate for the rest of the run. Once refunds could
-  // put its deadlines before everyone's it caught up instead, with 0.47-0.61 of the device in the
-  // 6 s after the fit while the reader got 0.39-0.51 of it for its 0.6 (QBoxQueue::reprice).
+  // by bytes: 1.22 s per MiB to 12 s, then about 9 ms per write and 12 ms per MiB. Before queued
+  // writes were tagged again at each fit the 1 MiB writer's kept the price of then and it got
+  // 0.006 of its rate for the rest of the run. Once cheaper tags could put its deadlines before
+  // everyone's it caught up instead, with 0.47-0.61 of the device in the 6 s after the fit while
+  // the reader got 0.39-0.51 of it for its 0.6 (QBoxQueue::reprice).
   const auto shares = write_heavy_device_shares(Pricing::osd, Model::hdd, 14, 36);
   ASSERT_EQ(shares.at("SW").size(), 11u);
   double sum = 0;

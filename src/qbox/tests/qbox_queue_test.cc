@@ -152,7 +152,7 @@ TEST(QBoxQueue, ChargeMovesTheClientsLaterDeadlines) {
   EXPECT_EQ(queue.charge("a", std::nan("")).error().key, "cost");
 }
 
-TEST(QBoxQueue, RepriceMovesAndRetagsTheQueuedRequests) {
+TEST(QBoxQueue, RepriceTagsTheQueuedRequestsAgain) {
   Queue queue;
   ASSERT_TRUE(queue.add_client("w", 0.5));
   ASSERT_TRUE(queue.add_client("r", 0.5));
@@ -161,67 +161,93 @@ TEST(QBoxQueue, RepriceMovesAndRetagsTheQueuedRequests) {
   for (int request = 1; request <= 3; ++request) ASSERT_TRUE(queue.enqueue("w", request, 1.0, 0));
   ASSERT_TRUE(queue.enqueue("r", 10, 0.5, 0));  // 1
   EXPECT_EQ(queue.dequeue(0)->request, 10);      // the frontier: 1
-  // A refund of 0.5 s for what was charged before, and the queued requests at 0.25 s, except
-  // request 3 whose price is kept.
+  // The queued requests at 0.25 s, except request 3 whose price is kept.
   const auto recost = [](int& request) -> std::optional<Seconds> {
     if (request == 3) return std::nullopt;
     request += 100;
     return 0.25;
   };
-  ASSERT_TRUE(queue.reprice("w", -0.5, recost));
-  ASSERT_TRUE(queue.enqueue("r", 11, 0.4, 0));  // from the frontier 1: 1.8
-  // w's first interval began at 2, moved back to 1: 1.5, 2, then request 3's 2 s: 4.
+  ASSERT_TRUE(queue.reprice("w", recost));
+  ASSERT_TRUE(queue.enqueue("r", 11, 0.6, 0));  // from the frontier 1: 2.2
+  // w's first interval began at 2: 2.5, 3, then request 3's 2 s: 5.
   auto next = queue.dequeue(0);
+  EXPECT_EQ(next->request, 11);
+  next = queue.dequeue(0);
   EXPECT_EQ(next->request, 101);
-  EXPECT_DOUBLE_EQ(next->tag.absolute, 1.5);
-  EXPECT_EQ(queue.dequeue(0)->request, 11);
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 2.5);
   next = queue.dequeue(0);
   EXPECT_EQ(next->request, 102);
-  EXPECT_DOUBLE_EQ(next->tag.absolute, 2.0);
-  ASSERT_TRUE(queue.enqueue("w", 4, 0.25, 0));  // after request 3: 4.5
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 3.0);
+  ASSERT_TRUE(queue.enqueue("w", 4, 0.25, 0));  // after request 3: 5.5
   next = queue.dequeue(0);
   EXPECT_EQ(next->request, 3);
-  EXPECT_DOUBLE_EQ(next->tag.absolute, 4.0);
-  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 4.5);
-  // With nothing queued it moves the accumulated deadline only, like charge().
-  ASSERT_TRUE(queue.reprice("w", 0.25, recost));
-  ASSERT_TRUE(queue.enqueue("w", 5, 0.25, 0));
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 5.0);
   EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 5.5);
-  EXPECT_EQ(queue.reprice("ghost", 0, recost).error().key, "client");
-  EXPECT_EQ(queue.reprice("w", std::nan(""), recost).error().key, "cost");
+  // With nothing queued there is nothing to tag.
+  ASSERT_TRUE(queue.reprice("w", recost));
+  ASSERT_TRUE(queue.enqueue("w", 5, 0.25, 0));
+  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 6.0);
+  EXPECT_EQ(queue.reprice("ghost", recost).error().key, "client");
 }
 
-// A refund never puts a client's head before the other clients' heads, where it would go before
-// everyone until it caught up; what it could not give offsets the client's next surcharges.
-TEST(QBoxQueue, ARefundGoesBackOnlyToTheOthersHeadsAndTheRestOffsetsLaterSurcharges) {
+// Tagged cheaper, a client's head never goes before the other clients' heads, where it would be
+// served before everyone until it caught up; with nobody else queued, not before the frontier.
+TEST(QBoxQueue, TaggedCheaperAHeadGoesBackOnlyToTheOthersHeads) {
   Queue queue;
   ASSERT_TRUE(queue.add_client("w", 0.5));
   ASSERT_TRUE(queue.add_client("r", 0.5));
-  const auto keep = [](int&) -> std::optional<Seconds> { return std::nullopt; };
-  ASSERT_TRUE(queue.enqueue("w", 1, 0.5, 0));  // 1
+  Seconds price = 0.25;
+  const auto recost = [&price](int&) -> std::optional<Seconds> { return price; };
+  ASSERT_TRUE(queue.enqueue("w", 1, 0.5, 0));   // 1
   ASSERT_TRUE(queue.enqueue("r", 10, 1.0, 0));  // 2
   EXPECT_EQ(queue.dequeue(0)->request, 1);
   EXPECT_EQ(queue.dequeue(0)->request, 10);     // the frontier: 2
-  ASSERT_TRUE(queue.charge("w", 1.0));          // its first cost 0.5 s more: T = 3
-  ASSERT_TRUE(queue.enqueue("w", 2, 0.5, 0));   // 4
+  ASSERT_TRUE(queue.enqueue("w", 2, 2.0, 0));   // 6
   ASSERT_TRUE(queue.enqueue("r", 11, 0.5, 0));  // 3
-  // 2 s refunded would move w's head back 4, to 0: it goes back only to r's head (3), and the
-  // 1.5 s not given is kept.
-  ASSERT_TRUE(queue.reprice("w", -2.0, keep));
+  // At 0.25 s w's head would be 2.5: it goes back only to r's head.
+  ASSERT_TRUE(queue.reprice("w", recost));
   EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 3.0);
   EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 3.0);  // the frontier: 3
-  // The 1.5 s kept offset the next 1.5 s of surcharges, then they move w again.
-  ASSERT_TRUE(queue.reprice("w", 1.5, keep));
-  ASSERT_TRUE(queue.enqueue("w", 3, 0.5, 0));
+  ASSERT_TRUE(queue.enqueue("w", 3, 2.0, 0));   // 7
+  ASSERT_TRUE(queue.enqueue("r", 12, 0.5, 0));  // 4
+  EXPECT_EQ(queue.dequeue(0)->request, 12);     // the frontier: 4
+  // Nobody else queued: at 0.1 s w's head would be 3.2, before the frontier.
+  price = 0.1;
+  ASSERT_TRUE(queue.reprice("w", recost));
   EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 4.0);
-  ASSERT_TRUE(queue.reprice("w", 1.0, keep));
-  ASSERT_TRUE(queue.enqueue("w", 4, 0.5, 0));
-  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 7.0);
-  // With nothing queued anywhere, a refund takes T back only to the frontier (7).
-  ASSERT_TRUE(queue.charge("w", 1.0));  // T = 9
-  ASSERT_TRUE(queue.reprice("w", -3.0, keep));
-  ASSERT_TRUE(queue.enqueue("w", 5, 0.5, 0));
-  EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 8.0);
+}
+
+// What a cheaper tag could not give back pays for the client's next requests tagged dearer: else
+// a price that fell and rose back would leave the client later by what the floor kept, at every
+// swing (bench/qbox/README.md, "Re-pricing only what is queued").
+TEST(QBoxQueue, WhatACheaperTagCouldNotGiveBackPaysForDearerOnes) {
+  Queue queue;
+  ASSERT_TRUE(queue.add_client("w", 0.5));
+  ASSERT_TRUE(queue.add_client("r", 0.5));
+  ASSERT_TRUE(queue.enqueue("w", 1, 0.5, 0));   // 1
+  ASSERT_TRUE(queue.enqueue("r", 10, 1.0, 0));  // 2
+  EXPECT_EQ(queue.dequeue(0)->request, 1);
+  EXPECT_EQ(queue.dequeue(0)->request, 10);     // the frontier: 2
+  ASSERT_TRUE(queue.enqueue("w", 2, 1.0, 0));   // 4
+  ASSERT_TRUE(queue.enqueue("r", 11, 0.6, 0));  // 3.2
+  Seconds price = 0.25;
+  const auto recost = [&price](int&) -> std::optional<Seconds> { return price; };
+  // Cheaper, w's head would go to 2.5; it stops at r's 3.2, and 0.35 s is kept.
+  ASSERT_TRUE(queue.reprice("w", recost));
+  // Back to the first price the head would go to 4.7; the 0.35 s kept brings it back to 4, where
+  // it was before the price swung.
+  price = 1.0;
+  ASSERT_TRUE(queue.reprice("w", recost));
+  EXPECT_EQ(queue.dequeue(0)->request, 11);
+  auto next = queue.dequeue(0);
+  EXPECT_EQ(next->request, 2);
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 4.0);
+  // Nothing is kept any more: tagged dearer, w's head moves whole, from 5 to 6.
+  ASSERT_TRUE(queue.enqueue("w", 3, 0.5, 0));
+  ASSERT_TRUE(queue.reprice("w", recost));
+  next = queue.dequeue(0);
+  EXPECT_EQ(next->request, 3);
+  EXPECT_DOUBLE_EQ(next->tag.absolute, 6.0);
 }
 
 TEST(QBoxQueue, DequeuePreferringBendsEarliestDeadlineFirstByAtMostTheSlack) {

@@ -170,10 +170,10 @@ std::optional<Seconds> per_byte_given(const std::vector<WriteObservation>& windo
 // the writes (BlueStore's bursts, holds whose time may or may not be the writes'), and with five
 // windows and no test least squares put some of that into the per-op term: on two OSDs it swung
 // between 0 and 114 ms per write while a 4 KiB write took about 1 ms of the device
-// (doc/dev/qbox-in-osd.md). But five windows were too few the other way too: a steady mix of 4
-// KiB and 1 MiB writes was priced per byte alone, the small writes' cost per write went into the
-// price per byte, and the 1 MiB writer paid up to twice its device time (bench/qbox/README.md,
-// "A per-op term over a minute").
+// (doc/dev/qbox-in-osd.md). But five windows were too few the other way too: a steady mix of
+// 4 KiB and 1 MiB writes was priced per byte alone, the small writes' cost per write went into
+// the price per byte, and the 1 MiB writer paid up to twice its device time
+// (bench/qbox/README.md, "A per-op term over a minute").
 void WritePricer::fit() {
   const std::vector<WriteObservation> recent = recent_observations();
   const Seconds per_byte_alone =

@@ -190,20 +190,26 @@ TEST(QBoxQueue, RepriceTagsTheQueuedRequestsAgain) {
   EXPECT_EQ(queue.reprice("ghost", recost).error().key, "client");
 }
 
+// Clients w and r, half the device each, have had one request each served (w's cost 0.5 s, r's
+// 1 s): the frontier is at 2.
+void serve_one_request_each(Queue& queue) {
+  ASSERT_TRUE(queue.add_client("w", 0.5));
+  ASSERT_TRUE(queue.add_client("r", 0.5));
+  ASSERT_TRUE(queue.enqueue("w", 1, 0.5, 0));   // 1
+  ASSERT_TRUE(queue.enqueue("r", 10, 1.0, 0));  // 2
+  EXPECT_EQ(queue.dequeue(0)->request, 1);
+  EXPECT_EQ(queue.dequeue(0)->request, 10);
+}
+
 // Tagged cheaper, a client's head never goes before the other clients' heads, where it would be
 // served before everyone until it caught up; with nobody else queued, not before the frontier.
 TEST(QBoxQueue, TaggedCheaperAHeadGoesBackOnlyToTheOthersHeads) {
   Queue queue;
-  ASSERT_TRUE(queue.add_client("w", 0.5));
-  ASSERT_TRUE(queue.add_client("r", 0.5));
-  Seconds price = 0.25;
-  const auto recost = [&price](int&) -> std::optional<Seconds> { return price; };
-  ASSERT_TRUE(queue.enqueue("w", 1, 0.5, 0));   // 1
-  ASSERT_TRUE(queue.enqueue("r", 10, 1.0, 0));  // 2
-  EXPECT_EQ(queue.dequeue(0)->request, 1);
-  EXPECT_EQ(queue.dequeue(0)->request, 10);     // the frontier: 2
+  serve_one_request_each(queue);
   ASSERT_TRUE(queue.enqueue("w", 2, 2.0, 0));   // 6
   ASSERT_TRUE(queue.enqueue("r", 11, 0.5, 0));  // 3
+  Seconds price = 0.25;
+  const auto recost = [&price](int&) -> std::optional<Seconds> { return price; };
   // At 0.25 s w's head would be 2.5: it goes back only to r's head.
   ASSERT_TRUE(queue.reprice("w", recost));
   EXPECT_DOUBLE_EQ(queue.dequeue(0)->tag.absolute, 3.0);
@@ -222,12 +228,7 @@ TEST(QBoxQueue, TaggedCheaperAHeadGoesBackOnlyToTheOthersHeads) {
 // swing (bench/qbox/README.md, "Re-pricing only what is queued").
 TEST(QBoxQueue, WhatACheaperTagCouldNotGiveBackPaysForDearerOnes) {
   Queue queue;
-  ASSERT_TRUE(queue.add_client("w", 0.5));
-  ASSERT_TRUE(queue.add_client("r", 0.5));
-  ASSERT_TRUE(queue.enqueue("w", 1, 0.5, 0));   // 1
-  ASSERT_TRUE(queue.enqueue("r", 10, 1.0, 0));  // 2
-  EXPECT_EQ(queue.dequeue(0)->request, 1);
-  EXPECT_EQ(queue.dequeue(0)->request, 10);     // the frontier: 2
+  serve_one_request_each(queue);
   ASSERT_TRUE(queue.enqueue("w", 2, 1.0, 0));   // 4
   ASSERT_TRUE(queue.enqueue("r", 11, 0.6, 0));  // 3.2
   Seconds price = 0.25;

@@ -301,7 +301,12 @@ class Cluster:
         shards = self.shard_states(osd)
         if shards is None:
             return None
-        return {shard: json.loads(state["queue"]) for shard, state in shards.items() if "queue" in state}
+        queues = {}
+        for shard, state in shards.items():
+            if "queue" in state:
+                queues[shard] = json.loads(state["queue"])
+                queues[shard]["write_lead"] = json.loads(state.get("write_lead", "null"))
+        return queues
 
     def polling_threads(self, osd):
         """How many of the OSD's shard threads QBox saw asking again at once after a "retry at"
@@ -490,16 +495,20 @@ class Run:
         with open(self.out / f"{self.prefix}_{name}_queue.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time_s", "osd", "shard", "frontier", "account", "utilization",
-                        "accumulated_minus_frontier", "head_minus_frontier", "queued"])
+                        "accumulated_minus_frontier", "head_minus_frontier", "queued",
+                        "write_lead_s", "write_lead_drain_rate", "write_lead_held"])
             for t, osd, shard, queue in trace:
                 frontier = queue["frontier"]
                 if frontier is None:  # nothing dispatched yet
                     continue
+                lead = queue["write_lead"]
+                lead_cells = (["", "", ""] if lead is None else
+                              [f"{lead['seconds']:.4f}", f"{lead['drain_rate']:.4f}", int(lead["held"])])
                 for c in queue["clients"]:
                     head = c["head_deadline"]
                     w.writerow([f"{t:.2f}", osd, shard, f"{frontier:.4f}", c["id"], f"{c['utilization']:.4f}",
                                 f"{c['accumulated_deadline'] - frontier:.4f}",
-                                "" if head is None else f"{head - frontier:.4f}", c["queued"]])
+                                "" if head is None else f"{head - frontier:.4f}", c["queued"]] + lead_cells)
 
     # ------------------------------------------------------------ alone and the figures
 

@@ -1,7 +1,8 @@
 """What an OSD's EDF queues did during a run: reads a <run>_queue.csv of osd_shares.py --queue-trace
 and prints, per OSD and shard, how fast the frontier (the latest deadline dispatched) advanced, and
 per account its share, how often its FIFO was empty when polled, and where its deadlines stood
-against the frontier.
+against the frontier; with a trace that has them, the shard's writes' lead (shard_queue.h, "The
+writes' backlog"): its device time, the rate it drained at, and how often a write was held for it.
 
   python3 bench/qbox/queue_trace.py <run>_queue.csv [--from SECONDS]
 
@@ -35,6 +36,14 @@ def summarize(rows, start):
         lines.append(f"osd.{osd} {shard}: {len(polls)} polls over {span:.1f} s; frontier advanced "
                      f"{advance / span:.2f} s per s; largest advance between polls {max(steps):.2f} s; "
                      f"unchanged between {still} of {len(steps)} pairs of polls (nothing dispatched)")
+        leads = {r["time_s"]: r for r in queue_rows if r.get("write_lead_s")}  # one per poll
+        if leads:
+            seconds = [float(r["write_lead_s"]) for r in leads.values()]
+            rates = [float(r["write_lead_drain_rate"]) for r in leads.values()]
+            held = sum(1 for r in leads.values() if r["write_lead_held"] == "1") / len(leads)
+            lines.append(f"  writes' lead: median {statistics.median(seconds):.3f} s, largest {max(seconds):.3f} s; "
+                         f"drain rate median {statistics.median(rates):.2f}; a write held for it in {held:.0%} "
+                         "of polls")
         accounts = defaultdict(list)
         for r in queue_rows:
             accounts[r["account"]].append(r)

@@ -28,6 +28,7 @@ class DrainingBacklog {
     since_ = now;
     rate_ = rate;
   }
+  double rate() const { return rate_; }
   // When the backlog falls to `limit`: an absolute time, infinity if it does not drain.
   Seconds falls_to(Seconds limit) const {
     if (amount_ <= limit) return since_;

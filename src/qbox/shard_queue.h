@@ -58,6 +58,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/json_text.h"
 #include "qbox/draining_backlog.h"
 #include "qbox/osd_shares.h"
 #include "qbox/qbox_queue.h"
@@ -196,6 +197,15 @@ class ShardQueue {
   std::size_t immediate_size() const { return immediate_.size(); }
   // The EDF queue's state (QBoxQueue::dump_json): the frontier and each account's deadlines.
   std::string queue_json() const { return qbox_.dump_json(); }
+  // The writes' lead at `now` (above, "The writes' backlog"): its device time, the rate it drains
+  // at (what the readers about left the writes when last looked at), the bound a write waits for,
+  // and whether the last dequeue() held a write for it.
+  std::string write_lead_json(Seconds now) const {
+    return "{\"seconds\":" + json_number(write_lead_.at(now)) +
+           ",\"drain_rate\":" + json_number(write_lead_.rate()) +
+           ",\"limit\":" + json_number(shares_.write_backlog_limit()) +
+           ",\"held\":" + (hold_ && hold_->paced ? "true" : "false") + "}";
+  }
 
  private:
   struct Queued {
@@ -305,13 +315,15 @@ class ShardQueue {
   }
 
   // Takes in the writes the OSD submitted since the last call, and drains the writes' lead from
-  // now on at what the readers about leave the writes (all of the device if none is). Returns
-  // those readers, for backlog_hold().
+  // now on at what the readers about leave the writes (all of the device if none is). The lead is
+  // the writes of the writer last at the head, unless one is there now: its own reads do not slow
+  // the lead's draining either. Returns those readers, for backlog_hold().
   ReadersAbout follow_writes(Seconds now) {
     const Seconds submitted = shares_.writes_submitted();
     if (submitted > submitted_seen_) write_lead_.add(submitted - submitted_seen_, now);
     submitted_seen_ = submitted;
-    ReadersAbout about = readers_about(head_writer(), now);
+    if (const AccountId* writer = head_writer()) last_writer_ = *writer;
+    ReadersAbout about = readers_about(last_writer_ ? &*last_writer_ : nullptr, now);
     write_lead_.set_rate(std::max(0.0, 1 - about.shares), now);
     return about;
   }
@@ -384,6 +396,7 @@ class ShardQueue {
   std::optional<Hold> hold_;  // while a write is held (dequeue() returned nothing)
   DrainingBacklog write_lead_;  // the OSD's writes beyond what this shard's readers leave them
   Seconds submitted_seen_ = 0;  // OsdShares::writes_submitted() as write_lead_ has it
+  std::optional<AccountId> last_writer_;  // the account whose write follow_writes saw at the head
   std::uint64_t write_fits_seen_ = 0;
 };
 

@@ -144,6 +144,7 @@ class QBoxOpScheduler final : public ceph_osd::OpScheduler {
     put_unsigned("queued_immediate", queue_.immediate_size(), &formatter);
     put_unsigned("polling_threads", waiters_.polling_threads(), &formatter);
     put_string("queue", queue_.queue_json().c_str(), &formatter);
+    put_string("write_lead", queue_.write_lead_json(now()).c_str(), &formatter);
   }
   void print(std::ostream& out) const override { out << "QBoxScheduler"; }
   void update_configuration() override {}

@@ -53,3 +53,16 @@ def test_a_trace_with_too_few_polls_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         queue_trace.main([str(path)])
     assert "fewer than two polls of any queue after 4 s" in capsys.readouterr().err
+
+
+def test_the_writes_lead_is_reported_where_the_trace_has_it():
+    rows = []
+    for k in range(4):
+        r = row(4.0 + k, 100.0 + k, 3, 0.0, 0.1, 1)
+        r.update(write_lead_s=str(10.0 - k), write_lead_drain_rate="0.25", write_lead_held="1" if k < 3 else "0")
+        rows.append(r)
+        rows.append(dict(r, account="4"))  # the same poll: counted once
+    lines = queue_trace.summarize(rows, 4.0)
+    assert lines[1] == ("  writes' lead: median 8.500 s, largest 10.000 s; drain rate median 0.25; "
+                        "a write held for it in 75% of polls")
+    assert "writes' lead" not in "\n".join(queue_trace.summarize([row(4.0 + k, k, 3, 0, None, 0) for k in range(3)], 4.0))

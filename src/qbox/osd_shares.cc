@@ -321,6 +321,7 @@ std::string OsdShares::status_json(const StatusHeader& header, Seconds now) {
   const WritePrice& write = writes_.price();
   out += "},\"write_price\":{\"method\":" + json_string(write.method) +
          ",\"long_windows\":" + std::to_string(write.long_windows) +
+         ",\"per_mib_windows\":" + std::to_string(write.per_byte_windows) +
          ",\"per_op\":" + real(write.per_op) + ",\"per_mib\":" + real(write.per_byte * 1048576.0) +
          ",\"copies\":" + real(write.copies) +
          ",\"shortest_write\":" + std::to_string(write.shortest) +

@@ -218,7 +218,8 @@ void WritePricer::charge_for_copies(const std::vector<WriteObservation>& recent,
     charged += per_op * w.client_ops + per_byte * w.client_bytes;
   }
   const double copies = charged > 0 ? all / charged : 1;
-  price_ = {per_op * copies, per_byte * copies, copies, "residual", history_.size(), shortest};
+  price_ = {per_op * copies, per_byte * copies, copies, "residual",
+            history_.size(), recent.size(), shortest};
 }
 
 }  // namespace erails::qbox

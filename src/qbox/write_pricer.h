@@ -93,9 +93,11 @@ struct WritePrice {
   Seconds per_op = 0;
   Seconds per_byte = 0;
   double copies = 1;
-  // "prior", or "residual" once fitted; how many long windows the fit had.
+  // "prior", or "residual" once fitted; how many long windows the fit had (the per-op term's),
+  // and how many of the latest of them the price per byte follows.
   const char* method = "prior";
   std::size_t long_windows = 0;
+  std::size_t per_byte_windows = 0;
   // With a per-op term, the shortest write of the fit's windows; 0 without.
   std::uint64_t shortest = 0;
 

@@ -68,14 +68,26 @@ def _write_price(write_price: Any) -> str:
     text = (f"write price: {_number(write_price.get('per_op'), 1000.0)} ms per op + "
             f"{_number(write_price.get('per_mib'), 1000.0)} ms per MiB, ")
     if write_price.get("method") == "residual":
-        text += (f"fitted to the device time reads left over {write_price.get('long_windows')} saturated "
-                 f"3 s windows, x{_number(write_price.get('copies'), digits=2)} for the replica sub-ops")
+        text += f"fitted to the device time reads left: {_fitted_over(write_price)}, " \
+                f"x{_number(write_price.get('copies'), digits=2)} for the replica sub-ops"
         if write_price.get("shortest_write"):
             shortest = write_price["shortest_write"]
             text += f"; writes shorter than {shortest} bytes charged per byte at a {shortest}-byte write's"
     else:
         text += "the prior (no saturated window with writes yet)"
     return text + ("; reads priced clean" if write_price.get("reads_clean") else "")
+
+
+def _fitted_over(write_price: dict) -> str:
+    """Over how many saturated 3 s windows each term was fitted: the per-op term over all of them,
+    the price per MiB over the latest (an OSD library before 2026-12-07 says only the first)."""
+    windows = write_price.get("long_windows")
+    latest = write_price.get("per_mib_windows")
+    if latest is None:
+        return f"over {windows} saturated 3 s windows"
+    if (write_price.get("per_op") or 0) > 0:
+        return f"per op over {windows} saturated 3 s windows, per MiB over the last {latest}"
+    return f"per MiB over the last {latest} saturated 3 s windows (no per-op term kept over {windows})"
 
 
 def _client_price(price: Any, op: str) -> str:

@@ -1,6 +1,8 @@
 """QBOX_* health checks, `ceph qbox status` and the module's settings, from invented OSD reports."""
 import json
 
+import pytest
+
 from qbox.health import MissTracker, health_checks
 from qbox.push import read_status
 from qbox.settings import Settings, validate
@@ -66,8 +68,8 @@ def test_up_osds_not_scheduling_with_qbox_are_named_with_the_reason():
 
 def test_status_shows_per_osd_and_client_target_costs_and_achieved_share():
     table = set_client(Table(), "client.alice", 0.3)
-    write_price = {"method": "residual", "long_windows": 4, "per_op": 0.0001, "per_mib": 0.04, "copies": 2.0,
-                   "shortest_write": 4096, "reads_clean": True}
+    write_price = {"method": "residual", "long_windows": 14, "per_mib_windows": 5, "per_op": 0.0001,
+                   "per_mib": 0.04, "copies": 2.0, "shortest_write": 4096, "reads_clean": True}
     alice = dict(entry("client.alice", 0.3, 0.29, 0.95), price={"read": 0.002, "write": 0.041})
     reports = {0: active(0, alice, epoch=2, write_price=write_price),
                1: read_status(1, 0, "", "unknown command prefix qbox status")}
@@ -82,11 +84,24 @@ def test_status_shows_per_osd_and_client_target_costs_and_achieved_share():
     assert "client.alice             0.300  sessions 4125" in text
     assert "osd.0: active, table epoch 2 (in sync), window 1.0 s, estimated ms per op: seq_read 0.200 " \
            "rand_read 8.000 seq_write - rand_write 10.000" in text
-    assert "  write price: 0.100 ms per op + 40.000 ms per MiB, fitted to the device time reads left over 4 " \
-           "saturated 3 s windows, x2.00 for the replica sub-ops; writes shorter than 4096 bytes charged per " \
-           "byte at a 4096-byte write's; reads priced clean" in text
+    assert "  write price: 0.100 ms per op + 40.000 ms per MiB, fitted to the device time reads left: per op " \
+           "over 14 saturated 3 s windows, per MiB over the last 5, x2.00 for the replica sub-ops; writes " \
+           "shorter than 4096 bytes charged per byte at a 4096-byte write's; reads priced clean" in text
     assert "  client.alice               0.300     0.290        0.95       10       1    2.000    41.000" in text
     assert "osd.1: no library: `qbox status` is not a command of this OSD" in text
+
+
+@pytest.mark.parametrize("write_price, fitted", [
+    ({"long_windows": 20, "per_mib_windows": 5, "per_op": 0.0},
+     "fitted to the device time reads left: per MiB over the last 5 saturated 3 s windows (no per-op term "
+     "kept over 20), x1.00"),
+    ({"long_windows": 4, "per_op": 0.0001},
+     "fitted to the device time reads left: over 4 saturated 3 s windows, x1.00"),
+])
+def test_the_write_price_says_over_how_many_windows_each_term_was_fitted(write_price, fitted):
+    price = dict(write_price, method="residual", per_mib=0.04, copies=1.0)
+    status = build_status(Table(), 2, {}, [0], {0: active(0, write_price=price)}, {}, [], 0.0)
+    assert fitted in render_plain(status)
 
 
 def test_settings_out_of_range_or_not_numbers_keep_their_previous_value():

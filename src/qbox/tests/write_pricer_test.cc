@@ -145,6 +145,7 @@ TEST(WritePricer, APerOpTermTooFaintForFiveWindowsIsFoundInTwenty) {
   WritePricer over_twenty(one_second_windows(), 0);
   a_steady_mix_for_twenty_seconds(over_twenty);
   EXPECT_EQ(over_twenty.price().long_windows, 20u);
+  EXPECT_EQ(over_twenty.price().per_byte_windows, 5u);
   EXPECT_NEAR(over_twenty.price().per_op, 0.0005, 0.0001);
   EXPECT_NEAR(over_twenty.price().per_byte, 2e-8, 2e-9);
 }

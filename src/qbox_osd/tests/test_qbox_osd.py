@@ -160,11 +160,12 @@ def test_rados_bench_runs_through_qbox(cluster):
     # with writes was fitted.
     for report in reports:
         write_price = report["write_price"]
-        assert set(write_price) == {"method", "long_windows", "per_op", "per_mib", "copies", "shortest_write",
-                                    "reads_clean", "observations"}, report
+        assert set(write_price) == {"method", "long_windows", "per_mib_windows", "per_op", "per_mib", "copies",
+                                    "shortest_write", "reads_clean", "observations"}, report
         assert write_price["method"] in ("prior", "residual") and write_price["per_op"] >= 0, report
         observations = write_price["observations"]
         assert len(observations) == write_price["long_windows"], report
+        assert write_price["per_mib_windows"] <= write_price["long_windows"], report
         assert [o["number"] for o in observations] == sorted({o["number"] for o in observations}), report
         assert all(o["ops"] > 0 and o["mib"] >= 0 and o["residual"] >= 0 for o in observations), report
         assert all(o["client_ops"] <= o["ops"] and o["client_mib"] <= o["mib"] for o in observations), report

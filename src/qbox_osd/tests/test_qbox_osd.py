@@ -196,6 +196,9 @@ def test_dump_op_pq_state_shows_each_shards_queue(cluster):
         queue = json.loads(shard["queue"])
         assert queue["scheduler"] == "qbox" and "frontier" in queue, queue
         assert {"0", "1", "2"} <= {c["id"] for c in queue["clients"]}, queue
+        lead = json.loads(shard["write_lead"])
+        assert set(lead) == {"seconds", "drain_rate", "limit", "held"}, lead
+        assert lead["seconds"] >= 0 and 0 <= lead["drain_rate"] <= 1 and lead["limit"] > 0, lead
 
 
 def test_qbox_set_accepts_a_table_and_refuses_garbage(cluster):

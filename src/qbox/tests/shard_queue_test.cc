@@ -67,18 +67,21 @@ TEST(OpTraits, APeeringEventIsNoWriteWhateverItsCost) {
   EXPECT_EQ(peering.bytes, 0u);
 }
 
+// Queues `op` at `now`, takes it out at once and completes it `ran` later: an op that nothing
+// queued competes with.
+void serve(ShardQueue<int>& queue, int op, const OpTraits& traits, Seconds now, Seconds ran) {
+  queue.enqueue(op, traits, now);
+  const auto next = queue.dequeue(now);
+  ASSERT_TRUE(next) << op;
+  queue.complete(next->running, now + ran);
+}
+
 // Four saturated seconds of nothing but `traits`' immediate ops back to back: how many write fits
 // the OSD made from them.
 std::uint64_t fits_after_immediate_ops(const OpTraits& traits) {
   OsdShares shares(config(), 0);
   ShardQueue<int> queue(shares);
-  for (int op = 0; op < 4000; ++op) {
-    const Seconds now = op * 0.001;
-    queue.enqueue(op, traits, now);
-    auto next = queue.dequeue(now);
-    EXPECT_TRUE(next);
-    if (next) queue.complete(next->running, now + 0.001);
-  }
+  for (int op = 0; op < 4000; ++op) serve(queue, op, traits, op * 0.001, 0.001);
   return shares.write_fits();
 }
 
@@ -166,16 +169,9 @@ TEST(ShardQueue, AClientsOwnReadsDoNotSlowTheLeadItsWritesLeft) {
   OsdShares shares(c, 0);
   shares.set_table(table_of(0.8, 0.1), 0);
   ShardQueue<int> queue(shares);
-  for (int op = 0; op < 30; ++op) {
-    queue.enqueue(op, {OpClass::client, 100, kWrite, 1u << 20}, 0);
-    queue.complete(queue.dequeue(0)->running, 0);
-  }
+  for (int op = 0; op < 30; ++op) serve(queue, op, {OpClass::client, 100, kWrite, 1u << 20}, 0, 0);
   for (int read = 0; read < 200; ++read) {
-    const Seconds now = 0.1 + read * 0.01;
-    queue.enqueue(100 + read, {OpClass::client, 100, kRead}, now);
-    const auto next = queue.dequeue(now);
-    ASSERT_TRUE(next) << read;
-    queue.complete(next->running, now + 0.005);
+    serve(queue, 100 + read, {OpClass::client, 100, kRead}, 0.1 + read * 0.01, 0.005);
   }
   const Seconds lead = shares.writes_submitted() - 2.09;
   ASSERT_GT(lead, 1.0);
@@ -206,11 +202,7 @@ TEST(ShardQueue, AWriterAloneIsNotHeldForItsBacklog) {
   shares.set_table(table_of(0.3, 0.3), 0);
   ShardQueue<int> queue(shares);
   for (int op = 0; op < 100; ++op) {
-    const Seconds now = op * 0.0001;
-    queue.enqueue(op, {OpClass::client, 200, kWrite, 1u << 20}, now);
-    const auto next = queue.dequeue(now);
-    ASSERT_TRUE(next) << op;
-    queue.complete(next->running, now + 0.00001);
+    serve(queue, op, {OpClass::client, 200, kWrite, 1u << 20}, op * 0.0001, 0.00001);
   }
   const std::string status = shares.status_json({"active", "", "", "", 1}, 0.01);
   EXPECT_NE(status.find(R"("backlog_seconds":10.)"), std::string::npos) << status;
